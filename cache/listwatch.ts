@@ -1,0 +1,100 @@
+/**
+ * The list/watch contract between a source of objects (the apiserver through
+ * `KubeClient`, or a fake) and the Reflector. Mirrors client-go
+ * `tools/cache/listwatch.go` and apimachinery's `metav1.ListOptions` and
+ * `watch.Event`.
+ *
+ * @module
+ */
+
+import type { KubeObject, Status } from "./object.ts";
+
+/**
+ * Query options of a list or watch request (apimachinery `metav1.ListOptions`),
+ * sent as URL query parameters of the same names.
+ */
+export interface ListOptions {
+  /**
+   * Resource version: unset (most recent, quorum read), `"0"` (any, served
+   * from the watch cache) or an exact version; for a watch, where it starts.
+   */
+  resourceVersion?: string;
+  /** How `resourceVersion` applies: `"NotOlderThan"` or `"Exact"`. */
+  resourceVersionMatch?: "NotOlderThan" | "Exact";
+  /** Page size of a list; the server returns a `continue` token when more remain. */
+  limit?: number;
+  /** Continue token of the previous page. */
+  continue?: string;
+  /** Label selector, e.g. `"app=web,tier!=db"`. */
+  labelSelector?: string;
+  /** Field selector, e.g. `"metadata.name=foo"`. */
+  fieldSelector?: string;
+  /** Server-side timeout of a watch, in seconds. */
+  timeoutSeconds?: number;
+  /** Ask the server for BOOKMARK events on a watch. */
+  allowWatchBookmarks?: boolean;
+  /** Watch-list: stream the current state as ADDED events before changes. */
+  sendInitialEvents?: boolean;
+}
+
+/**
+ * A list response (apimachinery `metav1.List` shape): items plus list
+ * metadata carrying the resourceVersion and the continue token of a page.
+ */
+export interface ObjectList<T> {
+  /** API version of the list, e.g. `"v1"`. */
+  apiVersion?: string;
+  /** Kind of the list, e.g. `"PodList"`. */
+  kind?: string;
+  /** List metadata. */
+  metadata: {
+    /** Resource version the list is consistent at. */
+    resourceVersion?: string;
+    /** Token for the next page; absent or empty on the last page. */
+    continue?: string;
+    /** How many items remain after this page, when the server knows. */
+    remainingItemCount?: number;
+  };
+  /** The objects of this page. */
+  items: T[];
+}
+
+/** Type of a watch event (apimachinery `watch.EventType`). */
+export type WatchEventType =
+  | "ADDED"
+  | "MODIFIED"
+  | "DELETED"
+  | "BOOKMARK"
+  | "ERROR";
+
+/**
+ * One event of a watch stream (apimachinery `watch.Event`). A BOOKMARK
+ * carries an object with only kind, apiVersion and
+ * `metadata.resourceVersion` (and, for the end of a watch-list's initial
+ * events, the annotation `k8s.io/initial-events-end: "true"`); an ERROR
+ * carries the server's {@link Status}.
+ */
+export type WatchEvent<T> =
+  | { type: "ADDED" | "MODIFIED" | "DELETED" | "BOOKMARK"; object: T }
+  | { type: "ERROR"; object: Status };
+
+/**
+ * Lists and watches one kind of object (client-go `cache.ListerWatcher`).
+ * Both calls make one attempt and throw on failure (typically a
+ * `StatusError`); retrying is the Reflector's job.
+ *
+ * @typeParam T the object type listed and watched
+ */
+export interface ListerWatcher<T extends KubeObject = KubeObject> {
+  /** List objects (one page when `opts.limit` is set). */
+  list(opts: ListOptions, signal?: AbortSignal): Promise<ObjectList<T>>;
+  /**
+   * Start a watch. The returned iterable yields events until the server ends
+   * the stream (it then returns) or the connection breaks (it then throws);
+   * aborting `signal` or leaving the loop early closes the connection.
+   */
+  watch(
+    opts: ListOptions,
+    signal?: AbortSignal,
+  ): Promise<AsyncIterable<WatchEvent<T>>>;
+}

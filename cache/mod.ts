@@ -1,0 +1,10 @@
+/**
+ * The informer machinery of client-go's `tools/cache`: stores, indexers,
+ * queues, the Reflector and shared informers.
+ *
+ * @module
+ */
+
+export * from "./object.ts";
+export * from "./clock.ts";
+export * from "./listwatch.ts";

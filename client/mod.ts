@@ -1,0 +1,8 @@
+/**
+ * A tiny Kubernetes REST/watch client over the global `fetch`: kubeconfig,
+ * auth, CRUD, streaming watch, resource type descriptors.
+ *
+ * @module
+ */
+
+export * from "./resources.ts";

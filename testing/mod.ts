@@ -1,0 +1,8 @@
+/**
+ * Test helpers: a fake clock, an in-memory ListerWatcher and an embedded
+ * fake Kubernetes API server.
+ *
+ * @module
+ */
+
+export * from "./fake_clock.ts";
