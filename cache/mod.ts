@@ -8,3 +8,4 @@
 export * from "./object.ts";
 export * from "./clock.ts";
 export * from "./listwatch.ts";
+export * from "./keys.ts";

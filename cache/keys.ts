@@ -1,0 +1,140 @@
+/**
+ * Key functions: how stores and queues name objects. Mirrors client-go
+ * `tools/cache/store.go` (`MetaNamespaceKeyFunc`, `SplitMetaNamespaceKey`,
+ * `ExplicitKey`) and `controller.go` (`DeletionHandlingMetaNamespaceKeyFunc`,
+ * `DeletedFinalStateUnknown`).
+ *
+ * @module
+ */
+
+/**
+ * Computes the key of an object (client-go `cache.KeyFunc`).
+ * Throws {@link KeyError} when the object cannot be keyed.
+ */
+export type KeyFunc = (obj: unknown) => string;
+
+/**
+ * The error thrown when a key cannot be computed (client-go `KeyError`).
+ * `obj` is the object, `cause` the underlying error when a user key function
+ * threw.
+ */
+export class KeyError extends Error {
+  /** The object that could not be keyed. */
+  readonly obj: unknown;
+
+  /**
+   * Create a key error.
+   * @param message what went wrong
+   * @param obj the object that could not be keyed
+   * @param cause the underlying error, if any
+   */
+  constructor(message: string, obj: unknown, cause?: unknown) {
+    super(message, cause === undefined ? undefined : { cause });
+    this.name = "KeyError";
+    this.obj = obj;
+  }
+}
+
+/**
+ * A key given explicitly instead of an object (client-go `cache.ExplicitKey`):
+ * {@link metaNamespaceKeyFunc} returns `key` as is.
+ */
+export class ExplicitKey {
+  /**
+   * Wrap a key.
+   * @param key the key to use
+   */
+  constructor(readonly key: string) {}
+}
+
+/**
+ * A tombstone: an object deleted while the watch was disconnected, so its
+ * final state is unknown (client-go `cache.DeletedFinalStateUnknown`). `obj`
+ * is the last state kubecache knew, which may be stale.
+ *
+ * @typeParam T the object type
+ */
+export class DeletedFinalStateUnknown<T> {
+  /**
+   * Create a tombstone.
+   * @param key the deleted object's key
+   * @param obj the last known state of the object
+   */
+  constructor(readonly key: string, readonly obj: T | undefined) {}
+}
+
+function metadataOf(obj: unknown): { name?: unknown; namespace?: unknown } {
+  if (typeof obj !== "object" || obj === null) {
+    throw new KeyError(
+      `Cannot compute key: object has no metadata, got ${
+        obj === null ? "null" : typeof obj
+      }`,
+      obj,
+    );
+  }
+  const meta = (obj as { metadata?: unknown }).metadata;
+  if (typeof meta !== "object" || meta === null) {
+    throw new KeyError("Cannot compute key: object has no metadata", obj);
+  }
+  return meta as { name?: unknown; namespace?: unknown };
+}
+
+/**
+ * The default key function (client-go `MetaNamespaceKeyFunc`):
+ * `"namespace/name"` for namespaced objects, `"name"` for cluster-scoped
+ * ones; an {@link ExplicitKey} yields its key.
+ *
+ * @example
+ * ```ts
+ * import { metaNamespaceKeyFunc } from "./keys.ts";
+ * import assert from "node:assert/strict";
+ * assert.equal(metaNamespaceKeyFunc({ metadata: { namespace: "ns", name: "a" } }), "ns/a");
+ * assert.equal(metaNamespaceKeyFunc({ metadata: { name: "node-1" } }), "node-1");
+ * ```
+ *
+ * @throws {KeyError} when the object has no `metadata`
+ */
+export function metaNamespaceKeyFunc(obj: unknown): string {
+  if (obj instanceof ExplicitKey) return obj.key;
+  const meta = metadataOf(obj);
+  const name = typeof meta.name === "string" ? meta.name : "";
+  const ns = typeof meta.namespace === "string" ? meta.namespace : "";
+  return ns === "" ? name : `${ns}/${name}`;
+}
+
+/**
+ * Like {@link metaNamespaceKeyFunc}, but a {@link DeletedFinalStateUnknown}
+ * yields its stored key (client-go `DeletionHandlingMetaNamespaceKeyFunc`).
+ *
+ * @throws {KeyError} when the object has no `metadata`
+ */
+export function deletionHandlingMetaNamespaceKeyFunc(obj: unknown): string {
+  if (obj instanceof DeletedFinalStateUnknown) return obj.key;
+  return metaNamespaceKeyFunc(obj);
+}
+
+/**
+ * Split a key made by {@link metaNamespaceKeyFunc} into namespace and name
+ * (client-go `SplitMetaNamespaceKey`); `namespace` is `""` for a
+ * cluster-scoped key.
+ *
+ * @example
+ * ```ts
+ * import { splitMetaNamespaceKey } from "./keys.ts";
+ * import assert from "node:assert/strict";
+ * assert.deepEqual(splitMetaNamespaceKey("ns/a"), { namespace: "ns", name: "a" });
+ * assert.deepEqual(splitMetaNamespaceKey("a"), { namespace: "", name: "a" });
+ * ```
+ *
+ * @throws {TypeError} when the key has more than one `/`
+ */
+export function splitMetaNamespaceKey(
+  key: string,
+): { namespace: string; name: string } {
+  const parts = key.split("/");
+  if (parts.length === 1) return { namespace: "", name: parts[0] };
+  if (parts.length === 2) return { namespace: parts[0], name: parts[1] };
+  throw new TypeError(
+    `Cannot split key: expected "namespace/name" or "name", got "${key}"`,
+  );
+}
