@@ -6,3 +6,4 @@
  */
 
 export * from "./resources.ts";
+export * from "./list_watch.ts";
