@@ -7,3 +7,4 @@
 
 export * from "./resources.ts";
 export * from "./list_watch.ts";
+export * from "./rest.ts";
