@@ -9,3 +9,7 @@ export * from "./object.ts";
 export * from "./clock.ts";
 export * from "./listwatch.ts";
 export * from "./keys.ts";
+export * from "./labels.ts";
+export * from "./index.ts";
+export * from "./thread_safe_store.ts";
+export * from "./store.ts";

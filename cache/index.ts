@@ -1,0 +1,58 @@
+/**
+ * Index functions: how an {@link Indexer} files objects under secondary
+ * keys. Mirrors client-go `tools/cache/index.go` (`IndexFunc`, `Indexers`,
+ * `MetaNamespaceIndexFunc`, `NamespaceIndex`).
+ *
+ * @module
+ */
+
+/**
+ * Computes the indexed values of an object (client-go `cache.IndexFunc`). An
+ * object may be filed under zero, one or several values. Must be a pure
+ * function of the object: the store recomputes it on the old object to find
+ * the entries to drop.
+ *
+ * @typeParam T the object type
+ */
+export type IndexFunc<T> = (obj: T) => string[];
+
+/**
+ * Index functions by index name (client-go `cache.Indexers`).
+ *
+ * @typeParam T the object type
+ */
+export type Indexers<T> = Record<string, IndexFunc<T>>;
+
+/** The conventional name of the namespace index (client-go `NamespaceIndex`). */
+export const NAMESPACE_INDEX = "namespace";
+
+/**
+ * Index an object by its namespace (client-go `MetaNamespaceIndexFunc`):
+ * `[metadata.namespace]`, or `[""]` for a cluster-scoped object.
+ *
+ * @example
+ * ```ts
+ * import { metaNamespaceIndexFunc } from "./index.ts";
+ * import assert from "node:assert/strict";
+ * assert.deepEqual(metaNamespaceIndexFunc({ metadata: { namespace: "ns", name: "a" } }), ["ns"]);
+ * assert.deepEqual(metaNamespaceIndexFunc({ metadata: { name: "node-1" } }), [""]);
+ * ```
+ *
+ * @param obj an object with `metadata`
+ * @returns a one-element array holding the namespace
+ * @throws {TypeError} when the object has no `metadata`
+ */
+export function metaNamespaceIndexFunc(obj: unknown): string[] {
+  const meta = typeof obj === "object" && obj !== null
+    ? (obj as { metadata?: unknown }).metadata
+    : undefined;
+  if (typeof meta !== "object" || meta === null) {
+    throw new TypeError(
+      `Cannot index object by namespace: object has no metadata, got ${
+        obj === null ? "null" : typeof obj
+      }`,
+    );
+  }
+  const ns = (meta as { namespace?: unknown }).namespace;
+  return [typeof ns === "string" ? ns : ""];
+}

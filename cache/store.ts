@@ -1,0 +1,250 @@
+/**
+ * Object stores keyed by a {@link KeyFunc}: {@link Store} and its indexed
+ * form {@link Indexer}. Mirrors client-go `tools/cache/store.go` (`Store`,
+ * `NewStore`, `NewIndexer`) and `index.go` (`Indexer`).
+ *
+ * @module
+ */
+
+import { KeyError, type KeyFunc } from "./keys.ts";
+import type { Indexers } from "./index.ts";
+import {
+  newThreadSafeStore,
+  type ThreadSafeStore,
+} from "./thread_safe_store.ts";
+
+/**
+ * A generic object store (client-go `cache.Store`): objects are addressed by
+ * the key its key function computes. Objects are shared, never copied:
+ * callers must not modify what `get` or `list` return.
+ *
+ * `add` and `update` both store the object under its key; `delete` of an
+ * absent object is a no-op; `replace` swaps the whole content at once and
+ * takes ownership of the list.
+ *
+ * @typeParam T the object type
+ */
+export interface Store<T> {
+  /**
+   * Store `obj` under its key.
+   * @throws {KeyError} when the key function throws
+   */
+  add(obj: T): void;
+  /**
+   * Store `obj` under its key, replacing the previous object.
+   * @throws {KeyError} when the key function throws
+   */
+  update(obj: T): void;
+  /**
+   * Remove the object with `obj`'s key; absent is a no-op.
+   * @throws {KeyError} when the key function throws
+   */
+  delete(obj: T): void;
+  /** All stored objects. */
+  list(): T[];
+  /** All keys. */
+  listKeys(): string[];
+  /**
+   * The stored object with `obj`'s key, or `undefined`.
+   * @throws {KeyError} when the key function throws
+   */
+  get(obj: T): T | undefined;
+  /** The stored object under `key`, or `undefined`. */
+  getByKey(key: string): T | undefined;
+  /**
+   * Replace the whole content with `list`. `resourceVersion` is the list's
+   * version, unused by plain stores.
+   * @throws {KeyError} when the key function throws on an item (nothing changes)
+   */
+  replace(list: T[], resourceVersion: string): void;
+  /** Meaningless for plain stores; queues use it to re-deliver items. */
+  resync(): void;
+}
+
+/**
+ * A {@link Store} with secondary indexes (client-go `cache.Indexer`).
+ * Index lookups are served from maps maintained on every change, never from
+ * a scan.
+ *
+ * @typeParam T the object type
+ */
+export interface Indexer<T> extends Store<T> {
+  /**
+   * Objects sharing at least one indexed value with `obj` in `indexName`.
+   * @throws {RangeError} when no index is named `indexName`
+   */
+  index(indexName: string, obj: T): T[];
+  /**
+   * Keys of the objects filed under `indexedValue` in `indexName`.
+   * @throws {RangeError} when no index is named `indexName`
+   */
+  indexKeys(indexName: string, indexedValue: string): string[];
+  /** The indexed values present in `indexName` (`[]` for an unknown index). */
+  listIndexFuncValues(indexName: string): string[];
+  /**
+   * Objects filed under `indexedValue` in `indexName`.
+   * @throws {RangeError} when no index is named `indexName`
+   */
+  byIndex(indexName: string, indexedValue: string): T[];
+  /** A copy of the index functions by name. */
+  getIndexers(): Indexers<T>;
+  /**
+   * Add indexes; objects already stored are indexed at once.
+   * @throws {Error} when an index name is already in use (nothing is added)
+   */
+  addIndexers(newIndexers: Indexers<T>): void;
+}
+
+/** client-go `cache`: a key function in front of a ThreadSafeStore. */
+class Cache<T> implements Indexer<T> {
+  readonly #keyFunc: KeyFunc;
+  readonly #storage: ThreadSafeStore<T>;
+
+  constructor(keyFunc: KeyFunc, indexers: Indexers<T>) {
+    this.#keyFunc = keyFunc;
+    this.#storage = newThreadSafeStore(indexers);
+  }
+
+  add(obj: T): void {
+    this.#storage.add(this.#key(obj), obj);
+  }
+
+  update(obj: T): void {
+    this.#storage.update(this.#key(obj), obj);
+  }
+
+  delete(obj: T): void {
+    this.#storage.delete(this.#key(obj));
+  }
+
+  list(): T[] {
+    return this.#storage.list();
+  }
+
+  listKeys(): string[] {
+    return this.#storage.listKeys();
+  }
+
+  get(obj: T): T | undefined {
+    return this.#storage.get(this.#key(obj));
+  }
+
+  getByKey(key: string): T | undefined {
+    return this.#storage.get(key);
+  }
+
+  replace(list: T[], resourceVersion: string): void {
+    const items = new Map<string, T>();
+    for (const obj of list) items.set(this.#key(obj), obj);
+    this.#storage.replace(items, resourceVersion);
+  }
+
+  resync(): void {
+    this.#storage.resync();
+  }
+
+  index(indexName: string, obj: T): T[] {
+    return this.#storage.index(indexName, obj);
+  }
+
+  indexKeys(indexName: string, indexedValue: string): string[] {
+    return this.#storage.indexKeys(indexName, indexedValue);
+  }
+
+  listIndexFuncValues(indexName: string): string[] {
+    return this.#storage.listIndexFuncValues(indexName);
+  }
+
+  byIndex(indexName: string, indexedValue: string): T[] {
+    return this.#storage.byIndex(indexName, indexedValue);
+  }
+
+  getIndexers(): Indexers<T> {
+    return this.#storage.getIndexers();
+  }
+
+  addIndexers(newIndexers: Indexers<T>): void {
+    this.#storage.addIndexers(newIndexers);
+  }
+
+  #key(obj: T): string {
+    return computeKey(this.#keyFunc, obj);
+  }
+}
+
+/**
+ * Run `keyFunc` on `obj`, wrapping anything it throws in a {@link KeyError}
+ * whose `cause` is the original error (client-go wraps as `KeyError{obj, err}`).
+ *
+ * @param keyFunc the key function
+ * @param obj the object to key
+ * @returns the key
+ * @throws {KeyError} when `keyFunc` throws
+ */
+export function computeKey(keyFunc: KeyFunc, obj: unknown): string {
+  try {
+    return keyFunc(obj);
+  } catch (err) {
+    throw new KeyError(
+      `Cannot compute key of object: ${
+        err instanceof Error ? err.message : String(err)
+      }`,
+      obj,
+      err,
+    );
+  }
+}
+
+/**
+ * Create a {@link Store} (client-go `NewStore`).
+ *
+ * @example
+ * ```ts
+ * import { newStore } from "./store.ts";
+ * import { metaNamespaceKeyFunc } from "./keys.ts";
+ * import assert from "node:assert/strict";
+ * const store = newStore(metaNamespaceKeyFunc);
+ * store.add({ metadata: { namespace: "ns", name: "a" } });
+ * assert.deepEqual(store.listKeys(), ["ns/a"]);
+ * assert.ok(store.getByKey("ns/a"));
+ * ```
+ *
+ * @typeParam T the object type
+ * @param keyFunc computes each object's key, e.g. `metaNamespaceKeyFunc`
+ * @returns an empty store
+ */
+export function newStore<T>(keyFunc: KeyFunc): Store<T> {
+  return new Cache<T>(keyFunc, {});
+}
+
+/**
+ * Create an {@link Indexer} (client-go `NewIndexer`).
+ *
+ * @example Pods by namespace and by node
+ * ```ts
+ * import { newIndexer } from "./store.ts";
+ * import { metaNamespaceKeyFunc } from "./keys.ts";
+ * import { metaNamespaceIndexFunc, NAMESPACE_INDEX } from "./index.ts";
+ * import assert from "node:assert/strict";
+ * type Pod = { metadata: { name: string; namespace: string }; spec: { nodeName: string } };
+ * const pods = newIndexer<Pod>(metaNamespaceKeyFunc, {
+ *   [NAMESPACE_INDEX]: metaNamespaceIndexFunc,
+ *   node: (p) => [p.spec.nodeName],
+ * });
+ * pods.add({ metadata: { namespace: "a", name: "p1" }, spec: { nodeName: "n1" } });
+ * pods.add({ metadata: { namespace: "b", name: "p2" }, spec: { nodeName: "n1" } });
+ * assert.deepEqual(pods.indexKeys("node", "n1"), ["a/p1", "b/p2"]);
+ * assert.equal(pods.byIndex(NAMESPACE_INDEX, "b")[0].metadata.name, "p2");
+ * ```
+ *
+ * @typeParam T the object type
+ * @param keyFunc computes each object's key, e.g. `metaNamespaceKeyFunc`
+ * @param indexers index functions by name
+ * @returns an empty indexer
+ */
+export function newIndexer<T>(
+  keyFunc: KeyFunc,
+  indexers: Indexers<T>,
+): Indexer<T> {
+  return new Cache<T>(keyFunc, indexers);
+}

@@ -1,0 +1,356 @@
+/**
+ * The key-addressed storage behind every `Store` and `Indexer`:
+ * a `Map` of objects plus incrementally maintained indexes. Mirrors client-go
+ * `tools/cache/thread_safe_store.go` (`ThreadSafeStore`, `threadSafeMap`,
+ * `storeIndex`).
+ *
+ * In JavaScript the "thread safety" of the Go original is simply that no
+ * method awaits: each call updates the map and every index before it
+ * returns, so no reader ever sees half an update.
+ *
+ * @module
+ */
+
+import type { Indexers, IndexFunc } from "./index.ts";
+
+/**
+ * Storage addressed by key, with secondary indexes (client-go
+ * `cache.ThreadSafeStore`).
+ *
+ * TL;DR caveats, as in client-go: objects are stored and handed out as they
+ * are, never copied. Do not modify an object returned by `get`, `list`,
+ * `byIndex` or `index`: the indexes would silently go stale and other
+ * readers would see the change.
+ *
+ * Indexes map index name → indexed value → set of keys. `add`, `update` and
+ * `delete` touch only the entries of the object concerned, so their cost
+ * does not depend on how many objects are stored.
+ *
+ * @typeParam T the object type
+ */
+export interface ThreadSafeStore<T> {
+  /**
+   * Store `obj` under `key`, replacing any previous object.
+   * @throws {IndexFunctionError} when an index function throws; the store is left unchanged
+   */
+  add(key: string, obj: T): void;
+  /**
+   * Same as {@link ThreadSafeStore.add}.
+   * @throws {IndexFunctionError} when an index function throws; the store is left unchanged
+   */
+  update(key: string, obj: T): void;
+  /**
+   * Remove the object under `key`; a missing key is a no-op.
+   * @throws {IndexFunctionError} when an index function throws; the store is left unchanged
+   */
+  delete(key: string): void;
+  /** The object under `key`, or `undefined`. */
+  get(key: string): T | undefined;
+  /** All objects, in insertion order of their keys. */
+  list(): T[];
+  /** All keys, in insertion order. */
+  listKeys(): string[];
+  /**
+   * Replace the whole content with `items` (key → object) and rebuild every
+   * index. The store takes ownership of `items` if it is a `Map`.
+   * `resourceVersion` is accepted for interface compatibility and unused.
+   * @throws {IndexFunctionError} when an index function throws; the store is left unchanged
+   */
+  replace(
+    items: Map<string, T> | Record<string, T>,
+    resourceVersion: string,
+  ): void;
+  /** A no-op, kept for the `Store` interface (client-go does the same). */
+  resync(): void;
+  /**
+   * Objects sharing at least one indexed value with `obj` under `indexName`.
+   * @throws {RangeError} when no index is named `indexName`
+   */
+  index(indexName: string, obj: T): T[];
+  /**
+   * Keys of the objects filed under `indexedValue` in `indexName`.
+   * @throws {RangeError} when no index is named `indexName`
+   */
+  indexKeys(indexName: string, indexedValue: string): string[];
+  /** The indexed values present in `indexName` (`[]` for an unknown index). */
+  listIndexFuncValues(indexName: string): string[];
+  /**
+   * Objects filed under `indexedValue` in `indexName`.
+   * @throws {RangeError} when no index is named `indexName`
+   */
+  byIndex(indexName: string, indexedValue: string): T[];
+  /** A copy of the index functions by name. */
+  getIndexers(): Indexers<T>;
+  /**
+   * Add indexes; objects already stored are indexed at once.
+   * @throws {Error} when a name is already used (nothing is added)
+   * @throws {IndexFunctionError} when a new index function throws on a stored object (nothing is added)
+   */
+  addIndexers(newIndexers: Indexers<T>): void;
+}
+
+/**
+ * The error thrown when an index function throws. client-go panics in this
+ * case; kubecache throws before changing anything. `cause` is the original
+ * error.
+ */
+export class IndexFunctionError extends Error {
+  /** The index whose function failed. */
+  readonly indexName: string;
+  /** The key of the object being indexed. */
+  readonly key: string;
+
+  /**
+   * Create an index function error.
+   * @param indexName the failing index
+   * @param key the key of the object being indexed
+   * @param cause the error the index function threw
+   */
+  constructor(indexName: string, key: string, cause: unknown) {
+    super(
+      `Cannot compute index "${indexName}" for key "${key}": ${
+        cause instanceof Error ? cause.message : String(cause)
+      }`,
+      { cause },
+    );
+    this.name = "IndexFunctionError";
+    this.indexName = indexName;
+    this.key = key;
+  }
+}
+
+/** indexed value → keys of the objects filed under it */
+type Index = Map<string, Set<string>>;
+
+class ThreadSafeMap<T> implements ThreadSafeStore<T> {
+  #items = new Map<string, T>();
+  // Invariant: #indexers and #indices have the same names, and each index
+  // holds exactly the values its function gives for the stored objects;
+  // empty key sets are removed so indexes do not grow with churn.
+  #indexers = new Map<string, IndexFunc<T>>();
+  #indices = new Map<string, Index>();
+
+  constructor(indexers: Indexers<T>) {
+    for (const [name, fn] of Object.entries(indexers)) {
+      this.#indexers.set(name, fn);
+      this.#indices.set(name, new Map());
+    }
+  }
+
+  add(key: string, obj: T): void {
+    this.update(key, obj);
+  }
+
+  update(key: string, obj: T): void {
+    const exists = this.#items.has(key);
+    if (this.#indexers.size === 0) {
+      this.#items.set(key, obj);
+      return;
+    }
+    // Compute everything first, so a throwing index function changes nothing.
+    const newValues = this.#valuesOf(key, obj);
+    const oldValues = exists
+      ? this.#valuesOf(key, this.#items.get(key)!)
+      : undefined;
+    this.#items.set(key, obj);
+    let i = 0;
+    for (const index of this.#indices.values()) {
+      const before = oldValues?.[i];
+      const after = newValues[i++];
+      // Fast path (client-go does the same): one unchanged value, no work.
+      if (
+        before?.length === 1 && after.length === 1 && before[0] === after[0]
+      ) continue;
+      if (before) { for (const v of before) removeKey(index, v, key); }
+      for (const v of after) addKey(index, v, key);
+    }
+  }
+
+  delete(key: string): void {
+    if (!this.#items.has(key)) return;
+    if (this.#indexers.size > 0) {
+      const oldValues = this.#valuesOf(key, this.#items.get(key)!);
+      let i = 0;
+      for (const index of this.#indices.values()) {
+        for (const v of oldValues[i++]) removeKey(index, v, key);
+      }
+    }
+    this.#items.delete(key);
+  }
+
+  get(key: string): T | undefined {
+    return this.#items.get(key);
+  }
+
+  list(): T[] {
+    return Array.from(this.#items.values());
+  }
+
+  listKeys(): string[] {
+    return Array.from(this.#items.keys());
+  }
+
+  replace(
+    items: Map<string, T> | Record<string, T>,
+    _resourceVersion: string,
+  ): void {
+    const next = items instanceof Map
+      ? items
+      : new Map<string, T>(Object.entries(items));
+    const indices = new Map<string, Index>();
+    for (const name of this.#indexers.keys()) indices.set(name, new Map());
+    for (const [key, obj] of next) this.#fill(indices, key, obj);
+    this.#items = next;
+    this.#indices = indices;
+  }
+
+  resync(): void {}
+
+  index(indexName: string, obj: T): T[] {
+    const fn = this.#indexerOrThrow(indexName, "look up objects by index");
+    const index = this.#indices.get(indexName)!;
+    const values = fn(obj);
+    if (values.length === 1) {
+      return this.#objects(index.get(values[0]));
+    }
+    const keys = new Set<string>();
+    for (const v of values) {
+      for (const k of index.get(v) ?? []) keys.add(k);
+    }
+    return this.#objects(keys);
+  }
+
+  indexKeys(indexName: string, indexedValue: string): string[] {
+    this.#indexerOrThrow(indexName, "list index keys");
+    const keys = this.#indices.get(indexName)!.get(indexedValue);
+    return keys ? Array.from(keys) : [];
+  }
+
+  listIndexFuncValues(indexName: string): string[] {
+    const index = this.#indices.get(indexName);
+    return index ? Array.from(index.keys()) : [];
+  }
+
+  byIndex(indexName: string, indexedValue: string): T[] {
+    this.#indexerOrThrow(indexName, "list objects by index");
+    return this.#objects(this.#indices.get(indexName)!.get(indexedValue));
+  }
+
+  getIndexers(): Indexers<T> {
+    return Object.fromEntries(this.#indexers);
+  }
+
+  addIndexers(newIndexers: Indexers<T>): void {
+    const names = Object.keys(newIndexers);
+    const conflicts = names.filter((n) => this.#indexers.has(n));
+    if (conflicts.length > 0) {
+      throw new Error(
+        `Cannot add indexers: index names already in use: ${
+          conflicts.join(", ")
+        }`,
+      );
+    }
+    // Build the new indexes aside, then commit: a throw leaves no trace.
+    const built = new Map<string, Index>();
+    for (const name of names) {
+      const fn = newIndexers[name];
+      const index: Index = new Map();
+      for (const [key, obj] of this.#items) {
+        for (const v of callIndexFunc(fn, name, key, obj)) {
+          addKey(index, v, key);
+        }
+      }
+      built.set(name, index);
+    }
+    for (const name of names) {
+      this.#indexers.set(name, newIndexers[name]);
+      this.#indices.set(name, built.get(name)!);
+    }
+  }
+
+  #indexerOrThrow(indexName: string, action: string): IndexFunc<T> {
+    const fn = this.#indexers.get(indexName);
+    if (!fn) {
+      throw new RangeError(
+        `Cannot ${action}: index with name "${indexName}" does not exist`,
+      );
+    }
+    return fn;
+  }
+
+  /** Indexed values of `obj` for every index, in index order. */
+  #valuesOf(key: string, obj: T): string[][] {
+    const out: string[][] = [];
+    for (const [name, fn] of this.#indexers) {
+      out.push(callIndexFunc(fn, name, key, obj));
+    }
+    return out;
+  }
+
+  #fill(indices: Map<string, Index>, key: string, obj: T): void {
+    for (const [name, fn] of this.#indexers) {
+      const index = indices.get(name)!;
+      for (const v of callIndexFunc(fn, name, key, obj)) addKey(index, v, key);
+    }
+  }
+
+  #objects(keys: Set<string> | undefined): T[] {
+    const out: T[] = [];
+    if (keys) { for (const k of keys) out.push(this.#items.get(k)!); }
+    return out;
+  }
+}
+
+function callIndexFunc<T>(
+  fn: IndexFunc<T>,
+  name: string,
+  key: string,
+  obj: T,
+): string[] {
+  try {
+    return fn(obj);
+  } catch (err) {
+    throw new IndexFunctionError(name, key, err);
+  }
+}
+
+function addKey(index: Index, value: string, key: string): void {
+  let keys = index.get(value);
+  if (!keys) index.set(value, keys = new Set());
+  keys.add(key);
+}
+
+function removeKey(index: Index, value: string, key: string): void {
+  const keys = index.get(value);
+  if (!keys) return;
+  keys.delete(key);
+  if (keys.size === 0) index.delete(value);
+}
+
+/**
+ * Create a {@link ThreadSafeStore} with the given indexes (client-go
+ * `NewThreadSafeStore`). Most code wants a `Store` or `Indexer`
+ * (`newStore`, `newIndexer`), which compute keys from objects.
+ *
+ * @example
+ * ```ts
+ * import { newThreadSafeStore } from "./thread_safe_store.ts";
+ * import assert from "node:assert/strict";
+ * type Pod = { metadata: { name: string; namespace: string }; node: string };
+ * const store = newThreadSafeStore<Pod>({ node: (p) => [p.node] });
+ * store.add("ns/a", { metadata: { name: "a", namespace: "ns" }, node: "n1" });
+ * store.add("ns/b", { metadata: { name: "b", namespace: "ns" }, node: "n2" });
+ * assert.deepEqual(store.indexKeys("node", "n1"), ["ns/a"]);
+ * store.delete("ns/a");
+ * assert.deepEqual(store.listIndexFuncValues("node"), ["n2"]);
+ * ```
+ *
+ * @typeParam T the object type
+ * @param indexers index functions by name (default none)
+ * @returns an empty store
+ */
+export function newThreadSafeStore<T>(
+  indexers: Indexers<T> = {},
+): ThreadSafeStore<T> {
+  return new ThreadSafeMap(indexers);
+}
