@@ -9,6 +9,48 @@
 import type { Clock } from "./cache/clock.ts";
 
 /**
+ * Incremental line splitting without a stream around it: feed text with
+ * {@link LineBuffer.push}, get each complete line (without the `\n`, a
+ * trailing `\r` removed) through the callback. Partial input is kept as
+ * pieces and joined only when a newline arrives, so a long line split into
+ * many chunks stays linear. Used by {@link LineSplitter} and by the watch
+ * decoder, which calls it directly to avoid a stream hop per line.
+ */
+export class LineBuffer {
+  #pending: string[] = [];
+
+  /**
+   * Split `chunk`, calling `onLine` for every line it completes.
+   * @param chunk the next piece of text
+   * @param onLine receives each complete line
+   */
+  push(chunk: string, onLine: (line: string) => void): void {
+    let start = 0;
+    let nl = chunk.indexOf("\n");
+    while (nl !== -1) {
+      let line = chunk.slice(start, nl);
+      if (this.#pending.length > 0) {
+        this.#pending.push(line);
+        line = this.#pending.join("");
+        this.#pending = [];
+      }
+      if (line.endsWith("\r")) line = line.slice(0, -1);
+      onLine(line);
+      start = nl + 1;
+      nl = chunk.indexOf("\n", start);
+    }
+    if (start < chunk.length) this.#pending.push(chunk.slice(start));
+  }
+
+  /** The unterminated text received since the last newline (and forget it). */
+  takeTail(): string {
+    const tail = this.#pending.join("");
+    this.#pending = [];
+    return tail;
+  }
+}
+
+/**
  * Splits a text stream into lines (without the `\n`, a trailing `\r`
  * removed). Partial input is kept as pieces and joined only when a newline
  * arrives, so a long line split into many chunks stays linear. An
@@ -21,27 +63,13 @@ export class LineSplitter extends TransformStream<string, string> {
    * @param onTail called at flush with a non-empty unterminated tail
    */
   constructor(onTail?: (tail: string) => void) {
-    let pending: string[] = [];
+    const buffer = new LineBuffer();
     super({
       transform(chunk, controller) {
-        let start = 0;
-        let nl = chunk.indexOf("\n");
-        while (nl !== -1) {
-          let line = chunk.slice(start, nl);
-          if (pending.length > 0) {
-            pending.push(line);
-            line = pending.join("");
-            pending = [];
-          }
-          if (line.endsWith("\r")) line = line.slice(0, -1);
-          controller.enqueue(line);
-          start = nl + 1;
-          nl = chunk.indexOf("\n", start);
-        }
-        if (start < chunk.length) pending.push(chunk.slice(start));
+        buffer.push(chunk, (line) => controller.enqueue(line));
       },
       flush() {
-        const tail = pending.join("");
+        const tail = buffer.takeTail();
         if (tail.trim() !== "") onTail?.(tail);
       },
     });

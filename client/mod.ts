@@ -8,3 +8,4 @@
 export * from "./resources.ts";
 export * from "./list_watch.ts";
 export * from "./rest.ts";
+export * from "./watch.ts";

@@ -1,0 +1,289 @@
+/**
+ * The watch stream decoder: newline-delimited JSON `watch.Event`s from a
+ * response body, decoded incrementally into an `AsyncIterable<WatchEvent>`
+ * (client-go `rest/watch.Decoder` + `watch.StreamWatcher`).
+ *
+ * @module
+ */
+
+import type { WatchEvent, WatchEventType } from "../cache/listwatch.ts";
+import type { KubeObject } from "../cache/object.ts";
+import { LineBuffer } from "../_util.ts";
+
+/** What went wrong in a {@link WatchDecodeError}. */
+export type WatchDecodeErrorKind =
+  /** A line is not JSON. */
+  | "Malformed"
+  /** A line is JSON but not a watch event (unknown `type`, no `object`). */
+  | "InvalidEvent"
+  /** The bytes are not UTF-8. */
+  | "InvalidUtf8"
+  /** The stream ended or broke in the middle of a line or of a character. */
+  | "UnexpectedEnd";
+
+/**
+ * The typed error that ends a watch whose stream cannot be decoded or was
+ * cut. Every complete event before it has been yielded, so a Reflector can
+ * resume at the last resourceVersion it saw.
+ *
+ * Messages never contain more than the first 40 characters of the
+ * offending line (watch events can carry Secret data).
+ */
+export class WatchDecodeError extends Error {
+  /** What went wrong. */
+  readonly kind: WatchDecodeErrorKind;
+  /** 1-based number of the offending line in the stream (the partial one for `UnexpectedEnd`). */
+  readonly line: number;
+
+  /**
+   * Create a decode error.
+   * @param message what went wrong
+   * @param opts `kind`, `line` and the underlying `cause`
+   */
+  constructor(
+    message: string,
+    opts: { kind: WatchDecodeErrorKind; line: number; cause?: unknown },
+  ) {
+    super(
+      message,
+      opts.cause === undefined ? undefined : { cause: opts.cause },
+    );
+    this.name = "WatchDecodeError";
+    this.kind = opts.kind;
+    this.line = opts.line;
+  }
+}
+
+/** Options of {@link decodeWatch}. */
+export interface DecodeWatchOptions {
+  /**
+   * Stops the iteration: the body is cancelled (closing its connection) and
+   * the pending `next()` rejects with `signal.reason`.
+   */
+  signal?: AbortSignal;
+}
+
+const EVENT_TYPES: ReadonlySet<string> = new Set<WatchEventType>([
+  "ADDED",
+  "MODIFIED",
+  "DELETED",
+  "BOOKMARK",
+  "ERROR",
+]);
+
+function preview(line: string): string {
+  return JSON.stringify(line.length > 40 ? `${line.slice(0, 40)}...` : line);
+}
+
+/**
+ * Parse one line into an event, or throw the typed error that says why not.
+ * ERROR events pass through with their Status as the object, as client-go's
+ * decoder does; turning them into errors is the Reflector's job.
+ */
+function parseEvent<T>(line: string, lineNo: number): WatchEvent<T> {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch (cause) {
+    throw new WatchDecodeError(
+      `Cannot decode watch event on line ${lineNo}: not JSON: ${preview(line)}`,
+      { kind: "Malformed", line: lineNo, cause },
+    );
+  }
+  const ev = value as { type?: unknown; object?: unknown };
+  if (
+    ev === null || typeof ev !== "object" || typeof ev.type !== "string" ||
+    !EVENT_TYPES.has(ev.type) || ev.object === null ||
+    typeof ev.object !== "object" || Array.isArray(ev.object)
+  ) {
+    const type = ev && typeof ev === "object" ? ev.type : undefined;
+    throw new WatchDecodeError(
+      `Cannot decode watch event on line ${lineNo}: expected {"type": ADDED|MODIFIED|DELETED|BOOKMARK|ERROR, "object": {...}}, got type ${
+        JSON.stringify(type) ?? "undefined"
+      }: ${preview(line)}`,
+      { kind: "InvalidEvent", line: lineNo },
+    );
+  }
+  return ev as WatchEvent<T>;
+}
+
+/**
+ * Decode a watch response body into events, incrementally: a line or a
+ * multi-byte UTF-8 character may be split across chunks, and one chunk may
+ * hold many events.
+ *
+ * The iterator returns when the stream ends cleanly after a complete line
+ * (e.g. at the server's `timeoutSeconds`). It throws a
+ * {@link WatchDecodeError} for a malformed line, invalid UTF-8, or a stream
+ * that ends or breaks mid-line; it throws `signal.reason` on abort. In every
+ * case, and when the consumer leaves the loop early, the body is cancelled,
+ * which closes the connection.
+ *
+ * @typeParam T the object type of the events
+ * @param body the response body (bytes of newline-delimited JSON)
+ * @param opts `signal` to stop the iteration
+ * @returns an async iterator of the events
+ * @throws {WatchDecodeError} when the stream cannot be decoded or is cut
+ *
+ * @example Decode a body
+ * ```ts
+ * import { decodeWatch } from "./watch.ts";
+ * import assert from "node:assert/strict";
+ * const body = new Response(
+ *   '{"type":"ADDED","object":{"metadata":{"name":"a"}}}\n' +
+ *     '{"type":"DELETED","object":{"metadata":{"name":"a"}}}\n',
+ * ).body!;
+ * const types = [];
+ * for await (const ev of decodeWatch(body)) types.push(ev.type);
+ * assert.deepEqual(types, ["ADDED", "DELETED"]);
+ * ```
+ */
+export async function* decodeWatch<T extends KubeObject = KubeObject>(
+  body: ReadableStream<Uint8Array>,
+  opts: DecodeWatchOptions = {},
+): AsyncGenerator<WatchEvent<T>, void, undefined> {
+  const { signal } = opts;
+  signal?.throwIfAborted();
+  const reader = body.getReader();
+  // Cancelling the reader makes a pending read() settle, so an abort never
+  // waits for the next byte from the server.
+  const onAbort = () => reader.cancel(signal?.reason).catch(() => {});
+  signal?.addEventListener("abort", onAbort, { once: true });
+  const decoder = new TextDecoder("utf-8", { fatal: true });
+  const lines = new LineBuffer();
+  let lineNo = 0;
+  let events: WatchEvent<T>[] = [];
+  const onLine = (line: string) => {
+    lineNo++;
+    // Blank lines carry no event (a JSON stream decoder skips whitespace).
+    if (line.length === 0 || line.trim() === "") return;
+    events.push(parseEvent<T>(line, lineNo));
+  };
+  // The bytes of an incomplete character the decoder holds from the last chunk.
+  let carry: Uint8Array = new Uint8Array(0);
+  let finished = false;
+  try {
+    while (true) {
+      let chunk: ReadableStreamReadResult<Uint8Array>;
+      try {
+        chunk = await reader.read();
+      } catch (cause) {
+        signal?.throwIfAborted();
+        throw new WatchDecodeError(
+          `Watch stream broke after line ${lineNo}: ${errorMessage(cause)}`,
+          { kind: "UnexpectedEnd", line: lineNo + 1, cause },
+        );
+      }
+      signal?.throwIfAborted();
+      if (chunk.done) break;
+      // Decode and split the whole chunk before yielding: a malformed line
+      // later in the chunk still lets the earlier events through first.
+      let failure: unknown;
+      try {
+        lines.push(decodeChunk(decoder, chunk.value, lineNo), onLine);
+        carry = incompleteTail(carry, chunk.value);
+      } catch (err) {
+        failure = err;
+        // Invalid UTF-8 fails the whole chunk: recover the lines before the
+        // bad byte so their events are still delivered first.
+        if (err instanceof WatchDecodeError && err.kind === "InvalidUtf8") {
+          failure = salvage(carry, chunk.value, lines, onLine) ?? err;
+        }
+      }
+      const batch = events;
+      events = [];
+      for (const ev of batch) yield ev;
+      if (failure !== undefined) throw failure;
+    }
+    lines.push(decodeChunk(decoder, undefined, lineNo), onLine);
+    for (const ev of events) yield ev;
+    const tail = lines.takeTail();
+    if (tail.trim() !== "") {
+      throw new WatchDecodeError(
+        `Watch stream ended in the middle of line ${
+          lineNo + 1
+        } after ${tail.length} characters: ${preview(tail)}`,
+        { kind: "UnexpectedEnd", line: lineNo + 1 },
+      );
+    }
+    finished = true;
+  } finally {
+    signal?.removeEventListener("abort", onAbort);
+    if (!finished) await reader.cancel().catch(() => {});
+    reader.releaseLock();
+  }
+}
+
+function decodeChunk(
+  decoder: TextDecoder,
+  bytes: Uint8Array | undefined,
+  lineNo: number,
+): string {
+  try {
+    return bytes === undefined
+      ? decoder.decode()
+      : decoder.decode(bytes, { stream: true });
+  } catch (cause) {
+    // At the end (no bytes), an incomplete character means the stream was cut.
+    const cut = bytes === undefined;
+    throw new WatchDecodeError(
+      cut
+        ? `Watch stream ended in the middle of a UTF-8 character on line ${
+          lineNo + 1
+        }`
+        : `Cannot decode watch stream near line ${lineNo + 1}: invalid UTF-8`,
+      { kind: cut ? "UnexpectedEnd" : "InvalidUtf8", line: lineNo + 1, cause },
+    );
+  }
+}
+
+/**
+ * The trailing bytes of `prev + bytes` that start a UTF-8 character not yet
+ * complete (what a streaming decoder keeps for the next chunk).
+ */
+function incompleteTail(prev: Uint8Array, bytes: Uint8Array): Uint8Array {
+  const all = bytes.length >= 4 || prev.length === 0
+    ? bytes
+    : new Uint8Array([...prev, ...bytes]);
+  for (let i = all.length - 1; i >= 0 && i >= all.length - 4; i--) {
+    const b = all[i];
+    if ((b & 0xc0) === 0x80) continue; // continuation byte
+    const need = b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : b >= 0xc0 ? 2 : 1;
+    return all.length - i < need ? all.slice(i) : new Uint8Array(0);
+  }
+  return new Uint8Array(0);
+}
+
+/**
+ * Re-decode a chunk that holds invalid UTF-8 line by line, feeding the good
+ * lines to `onLine`; returns the error for the first bad line (or the parse
+ * error of a line before it).
+ */
+function salvage(
+  carry: Uint8Array,
+  bytes: Uint8Array,
+  lines: LineBuffer,
+  onLine: (line: string) => void,
+): unknown {
+  const all = new Uint8Array([...carry, ...bytes]);
+  const decoder = new TextDecoder("utf-8", { fatal: true });
+  let start = 0;
+  try {
+    while (start < all.length) {
+      const nl = all.indexOf(0x0a, start);
+      const end = nl === -1 ? all.length : nl + 1;
+      lines.push(
+        decoder.decode(all.subarray(start, end), { stream: true }),
+        onLine,
+      );
+      start = end;
+    }
+  } catch (err) {
+    return err instanceof TypeError ? undefined : err;
+  }
+  return undefined;
+}
+
+function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
