@@ -13,3 +13,6 @@ export * from "./labels.ts";
 export * from "./index.ts";
 export * from "./thread_safe_store.ts";
 export * from "./store.ts";
+export * from "./fifo.ts";
+export * from "./delta_fifo.ts";
+export * from "./heap.ts";

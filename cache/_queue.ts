@@ -1,0 +1,114 @@
+// Internal building blocks shared by FIFO, DeltaFIFO and Heap: an O(1) key
+// queue, a broadcast wake-up (Go's sync.Cond), a pop serialiser (the queue
+// lock client-go holds while `process` runs) and key-function wrapping.
+
+import { KeyError, type KeyFunc } from "./keys.ts";
+
+/** Below this many consumed slots the ring never compacts. */
+const COMPACT_MIN = 1024;
+
+/**
+ * A FIFO of keys with O(1) amortised push and shift: consumed slots are
+ * skipped with a head index and dropped in one slice once they make up half
+ * of the backing array (never `Array.shift`, which is O(n)).
+ */
+export class KeyRing {
+  #slots: string[] = [];
+  #head = 0;
+
+  /** Number of keys waiting. */
+  get size(): number {
+    return this.#slots.length - this.#head;
+  }
+
+  /** Append a key at the tail. */
+  push(key: string): void {
+    this.#slots.push(key);
+  }
+
+  /** Remove and return the head key, or `undefined` when empty. */
+  shift(): string | undefined {
+    if (this.#head >= this.#slots.length) return undefined;
+    const key = this.#slots[this.#head++];
+    if (this.#head === this.#slots.length) {
+      this.clear();
+    } else if (
+      this.#head >= COMPACT_MIN && this.#head * 2 >= this.#slots.length
+    ) {
+      this.#slots = this.#slots.slice(this.#head);
+      this.#head = 0;
+    }
+    return key;
+  }
+
+  /** The waiting keys, head first (a copy). */
+  toArray(): string[] {
+    return this.#slots.slice(this.#head);
+  }
+
+  /** Drop every key. */
+  clear(): void {
+    this.#slots = [];
+    this.#head = 0;
+  }
+}
+
+/**
+ * A broadcast wake-up, the JS stand-in for Go's `sync.Cond`: `wait()`
+ * resolves at the next `notify()`; every waiter re-checks its condition.
+ */
+export class Wakeup {
+  #resolve: (() => void) | undefined;
+  #promise: Promise<void> | undefined;
+
+  /** A promise that resolves at the next {@linkcode Wakeup.notify}. */
+  wait(): Promise<void> {
+    if (this.#promise === undefined) {
+      this.#promise = new Promise((resolve) => this.#resolve = resolve);
+    }
+    return this.#promise;
+  }
+
+  /** Wake every current waiter. */
+  notify(): void {
+    const resolve = this.#resolve;
+    this.#resolve = undefined;
+    this.#promise = undefined;
+    resolve?.();
+  }
+}
+
+/**
+ * Runs async tasks one at a time, in call order. client-go runs a pop's
+ * `process` under the queue lock, so two pops never overlap; this keeps that
+ * guarantee when `process` is async.
+ */
+export class Serial {
+  #tail: Promise<unknown> = Promise.resolve();
+
+  /** Run `task` after every earlier task has settled. */
+  run<R>(task: () => Promise<R>): Promise<R> {
+    const result = this.#tail.then(task);
+    this.#tail = result.catch(() => {});
+    return result;
+  }
+}
+
+/**
+ * Call `keyFunc`, turning anything it throws into a {@link KeyError} whose
+ * `cause` is the original error (a KeyError passes through unchanged).
+ */
+export function keyOrThrow(keyFunc: KeyFunc, obj: unknown): string {
+  try {
+    return keyFunc(obj);
+  } catch (err) {
+    if (err instanceof KeyError) throw err;
+    throw new KeyError(
+      `Cannot compute key: key function threw: ${
+        err instanceof Error ? err.message : String(err)
+      }`,
+      obj,
+      err,
+    );
+  }
+}

@@ -1,0 +1,476 @@
+/**
+ * {@link DeltaFIFO}: the queue between a Reflector and an informer, with the
+ * change history of each object (client-go `tools/cache/delta_fifo.go`).
+ *
+ * @module
+ */
+
+import {
+  DeletedFinalStateUnknown,
+  KeyError,
+  type KeyFunc,
+  metaNamespaceKeyFunc,
+} from "./keys.ts";
+import {
+  FIFOClosedError,
+  type PopProcessFunc,
+  type Queue,
+  RequeueError,
+} from "./fifo.ts";
+import { keyOrThrow, KeyRing, Serial, Wakeup } from "./_queue.ts";
+
+/**
+ * The kind of change a {@link Delta} records (client-go `DeltaType`).
+ *
+ * - `"Added"`, `"Updated"`, `"Deleted"`: from `add`, `update`, `delete`
+ *   (and `"Deleted"` tombstones from `replace`).
+ * - `"Replaced"`: an object listed again by a relist (`replace`) when
+ *   `emitDeltaTypeReplaced` is set; it may or may not have changed.
+ * - `"Sync"`: a periodic resync, and what `replace` emits when
+ *   `emitDeltaTypeReplaced` is not set.
+ */
+export type DeltaType = "Added" | "Updated" | "Deleted" | "Replaced" | "Sync";
+
+/**
+ * One change to an object (client-go `Delta`): its type and the object's
+ * state after the change, or, for a deletion, its final state before it
+ * (a {@link DeletedFinalStateUnknown} when the deletion was inferred by a
+ * relist and the final state is not known).
+ *
+ * @typeParam T the object type
+ */
+export interface Delta<T> {
+  /** What happened. */
+  type: DeltaType;
+  /** The object after the change (before it, for a deletion). */
+  object: T | DeletedFinalStateUnknown<T>;
+}
+
+/**
+ * The changes to one object, oldest first; never empty when handed out by a
+ * {@link DeltaFIFO} (client-go `Deltas`).
+ *
+ * @typeParam T the object type
+ */
+export type Deltas<T> = Delta<T>[];
+
+/**
+ * What a {@link DeltaFIFO} needs from the store its consumer fills (the
+ * informer's Indexer): the keys it knows and the object under a key
+ * (client-go `KeyListerGetter`).
+ *
+ * @typeParam T the object type
+ */
+export interface KeyListerGetter<T> {
+  /** Every key the consumer knows. */
+  listKeys(): string[];
+  /** The object the consumer holds under `key`, if any. */
+  getByKey(key: string): T | undefined;
+}
+
+/**
+ * Options of a {@link DeltaFIFO} (client-go `DeltaFIFOOptions`); all optional.
+ *
+ * @typeParam T the object type
+ */
+export interface DeltaFIFOOptions<T> {
+  /**
+   * Computes each object's key. Default {@link metaNamespaceKeyFunc}.
+   * What it throws is rethrown as a {@link KeyError}.
+   */
+  keyFunction?: KeyFunc;
+  /**
+   * The keys and objects the consumer already knows (usually the informer's
+   * Indexer). Used by `delete` (a key known here can be deleted), `replace`
+   * (known keys missing from the list get tombstones) and `resync` (known
+   * keys get `Sync` deltas). Without it, `replace` only detects deletions of
+   * queued keys and `resync` does nothing.
+   */
+  knownObjects?: KeyListerGetter<T>;
+  /**
+   * Emit `"Replaced"` instead of `"Sync"` for the objects of a `replace`.
+   * Default `false`, as in client-go, for consumers that predate Replaced.
+   */
+  emitDeltaTypeReplaced?: boolean;
+  /**
+   * Called on each object given to `add`, `update`, `delete` and `replace`
+   * before it is queued, e.g. to drop `managedFields` and save memory. It
+   * sees each object first and may modify it in place. It is not called on
+   * tombstones (their object was transformed when it was queued) nor on the
+   * `Sync` deltas of `resync` (objects taken from `knownObjects`, which were
+   * transformed on their way in). If it throws, the call that queued the
+   * object throws and that object is not queued.
+   */
+  transformer?: (obj: T) => T;
+}
+
+/**
+ * A producer-consumer queue of object changes (client-go `DeltaFIFO`); a
+ * Reflector produces, and the consumer is whatever calls `pop`.
+ *
+ * DeltaFIFO is like {@link FIFO} but differs in two ways. First, what it
+ * accumulates per key is not the latest object but {@link Deltas}: the list
+ * of changes to that object since it was last popped. Applying a change
+ * appends a {@link Delta}, except that a `Deleted` right after a `Deleted`
+ * does not grow the list: the two collapse into one, keeping the one with
+ * more information (a real object rather than a
+ * {@link DeletedFinalStateUnknown}). Second, it has two more kinds of
+ * change: `Replaced` (or `Sync`) from a relist and `Sync` from a periodic
+ * resync.
+ *
+ * DeltaFIFO solves this use case:
+ * - process every change to an object at most once;
+ * - when processing an object, see everything that happened to it since it
+ *   was last processed;
+ * - process the deletion of objects, including deletions only a relist
+ *   noticed (tombstones);
+ * - optionally reprocess objects periodically.
+ *
+ * Invariants:
+ * - a key is queued if and only if it has deltas, and at most once; it
+ *   keeps its first queue position however many deltas join it, and pops
+ *   in that order;
+ * - `get`, `getByKey` and `pop` hand out {@link Deltas} (copies for `get`);
+ *   `list` returns the newest object of each key;
+ * - `delete` of a key that is neither queued nor in `knownObjects` is a
+ *   no-op (a relist already reported it);
+ * - `replace` queues `Replaced` (or `Sync`) for each listed object, and a
+ *   `Deleted` tombstone for every queued or known key missing from the
+ *   list, carrying the last known object: the newest queued one, else the
+ *   one in `knownObjects`;
+ * - the first `replace` sets the initial population that `hasSynced`
+ *   waits for (listed keys plus tombstones); an add, update, delete or
+ *   addIfNotPresent before it means there is no initial population;
+ * - `resync` queues `Sync` for each known object with nothing queued.
+ *
+ * `pop` runs one process function at a time; objects inside the deltas are
+ * shared, not copied: treat them as read-only.
+ *
+ * @typeParam T the object type
+ *
+ * @example Changes accumulate per key
+ * ```ts
+ * import { DeltaFIFO } from "./delta_fifo.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const pod = (name: string, rv: string) => ({
+ *   metadata: { namespace: "ns", name, resourceVersion: rv },
+ * });
+ * const fifo = new DeltaFIFO();
+ * fifo.add(pod("a", "1"));
+ * fifo.add(pod("b", "2"));
+ * fifo.update(pod("a", "3"));
+ * const deltas = await fifo.pop(() => {});
+ * assert.deepEqual(deltas.map((d) => d.type), ["Added", "Updated"]);
+ * assert.deepEqual(fifo.listKeys(), ["ns/b"]);
+ * ```
+ *
+ * @example A relist emits tombstones for what disappeared
+ * ```ts
+ * import { DeltaFIFO } from "./delta_fifo.ts";
+ * import { DeletedFinalStateUnknown } from "./keys.ts";
+ * import assert from "node:assert/strict";
+ *
+ * type Obj = { metadata: { name: string } };
+ * const known = new Map<string, Obj>([["gone", { metadata: { name: "gone" } }]]);
+ * const fifo = new DeltaFIFO<Obj>({
+ *   knownObjects: {
+ *     listKeys: () => [...known.keys()],
+ *     getByKey: (k) => known.get(k),
+ *   },
+ *   emitDeltaTypeReplaced: true,
+ * });
+ * fifo.replace([{ metadata: { name: "kept" } }], "10");
+ * assert.deepEqual(fifo.listKeys(), ["kept", "gone"]);
+ * const [tombstone] = fifo.getByKey("gone")!;
+ * assert.equal(tombstone.type, "Deleted");
+ * assert.ok(tombstone.object instanceof DeletedFinalStateUnknown);
+ * assert.equal(fifo.hasSynced(), false); // two initial items to pop
+ * ```
+ */
+export class DeltaFIFO<T> implements Queue<T, Deltas<T>> {
+  /** Deltas by key; each list has at least one delta. */
+  #items = new Map<string, Deltas<T>>();
+  /** Keys in pop order, no duplicates; a key is here iff it is in `#items`. */
+  #queue = new KeyRing();
+  #keyFunc: KeyFunc;
+  #knownObjects: KeyListerGetter<T> | undefined;
+  #emitDeltaTypeReplaced: boolean;
+  #transformer: ((obj: T) => T) | undefined;
+  /** True once a replace, add, update, delete or addIfNotPresent happened. */
+  #populated = false;
+  /** Keys of the first replace (and its tombstones) not yet popped. */
+  #initialPopulationCount = 0;
+  #closed = false;
+  #wakeup = new Wakeup();
+  #pops = new Serial();
+
+  /**
+   * Create an empty DeltaFIFO (client-go `NewDeltaFIFOWithOptions`).
+   * @param opts see {@link DeltaFIFOOptions}
+   */
+  constructor(opts: DeltaFIFOOptions<T> = {}) {
+    this.#keyFunc = opts.keyFunction ?? metaNamespaceKeyFunc;
+    this.#knownObjects = opts.knownObjects;
+    this.#emitDeltaTypeReplaced = opts.emitDeltaTypeReplaced ?? false;
+    this.#transformer = opts.transformer;
+  }
+
+  /**
+   * The key of an object, of a {@link DeletedFinalStateUnknown} (its `key`)
+   * or of {@link Deltas} (the key of the newest delta's object)
+   * (client-go `DeltaFIFO.KeyOf`).
+   * @throws {KeyError} for empty deltas, or when the key function fails
+   */
+  keyOf(obj: unknown): string {
+    if (Array.isArray(obj)) {
+      if (obj.length === 0) {
+        throw new KeyError("Cannot compute key: deltas are empty", obj);
+      }
+      obj = (obj[obj.length - 1] as Delta<T>).object;
+    }
+    if (obj instanceof DeletedFinalStateUnknown) return obj.key;
+    return keyOrThrow(this.#keyFunc, obj);
+  }
+
+  /**
+   * Queue an `Added` delta for `obj`.
+   * @throws {KeyError} when the key function fails
+   */
+  add(obj: T): void {
+    this.#populated = true;
+    this.#queueAction("Added", obj);
+  }
+
+  /**
+   * Queue an `Updated` delta for `obj`.
+   * @throws {KeyError} when the key function fails
+   */
+  update(obj: T): void {
+    this.#populated = true;
+    this.#queueAction("Updated", obj);
+  }
+
+  /**
+   * Queue a `Deleted` delta for `obj`, unless its key is neither queued nor
+   * in `knownObjects` (then it was already reported deleted, by a relist
+   * for instance, and nothing happens).
+   * @throws {KeyError} when the key function fails
+   */
+  delete(obj: T): void {
+    const key = this.keyOf(obj);
+    this.#populated = true;
+    if (!this.#items.has(key)) {
+      const known = this.#knownObjects?.getByKey(key);
+      if (known === undefined) return;
+    }
+    this.#queueAction("Deleted", obj, key);
+  }
+
+  /**
+   * Queue popped deltas again unless their key has deltas queued meanwhile
+   * (the consumer's retry; the newer deltas win).
+   * @param deltas what {@linkcode DeltaFIFO.pop} handed out
+   * @throws {TypeError} when `deltas` is not an array
+   * @throws {KeyError} when `deltas` is empty or cannot be keyed
+   */
+  addIfNotPresent(deltas: Deltas<T>): void {
+    if (!Array.isArray(deltas)) {
+      throw new TypeError(
+        `Cannot add to DeltaFIFO: expected Deltas (an array), got ${typeof deltas}`,
+      );
+    }
+    this.#addIfNotPresent(this.keyOf(deltas), deltas);
+  }
+
+  #addIfNotPresent(key: string, deltas: Deltas<T>): void {
+    this.#populated = true;
+    if (this.#items.has(key)) return;
+    this.#queue.push(key);
+    this.#items.set(key, deltas);
+    this.#wakeup.notify();
+  }
+
+  /**
+   * Apply a relist: queue a `Replaced` delta (`Sync` unless
+   * `emitDeltaTypeReplaced`) for each object of `list`, then a `Deleted`
+   * {@link DeletedFinalStateUnknown} for each queued or known key that is
+   * not in `list`. The first call before any other change sets the initial
+   * population (distinct listed keys plus tombstones).
+   * @param list the complete current set of objects
+   * @param _resourceVersion unused
+   * @throws {KeyError} when the key function fails (nothing is queued)
+   */
+  replace(list: T[], _resourceVersion: string): void {
+    const action: DeltaType = this.#emitDeltaTypeReplaced ? "Replaced" : "Sync";
+    const keys = list.map((obj) => this.keyOf(obj));
+    const listed = new Set(keys);
+    list.forEach((obj, i) => this.#queueAction(action, obj, keys[i]));
+
+    let tombstones = 0;
+    for (const [key, deltas] of this.#items) {
+      if (listed.has(key)) continue;
+      // Deleting while the watch was down: the newest queued state is the
+      // best guess of the final one.
+      const last = deltas[deltas.length - 1].object;
+      tombstones++;
+      this.#queueTombstone(
+        key,
+        last instanceof DeletedFinalStateUnknown ? last.obj : last,
+      );
+    }
+    if (this.#knownObjects !== undefined) {
+      for (const key of this.#knownObjects.listKeys()) {
+        if (listed.has(key) || this.#items.has(key)) continue;
+        tombstones++;
+        this.#queueTombstone(key, this.#knownObjects.getByKey(key));
+      }
+    }
+
+    if (!this.#populated) {
+      this.#populated = true;
+      this.#initialPopulationCount = listed.size + tombstones;
+    }
+  }
+
+  /**
+   * Queue a `Sync` delta for every object in `knownObjects` whose key has
+   * nothing queued (a queued delta is newer than the known object). Does
+   * nothing without `knownObjects`.
+   * @throws {KeyError} when the key function fails on a known object
+   */
+  resync(): void {
+    if (this.#knownObjects === undefined) return;
+    for (const key of this.#knownObjects.listKeys()) {
+      const obj = this.#knownObjects.getByKey(key);
+      if (obj === undefined) continue;
+      const id = this.keyOf(obj);
+      if (this.#items.has(id)) continue;
+      this.#append(id, { type: "Sync", object: obj });
+    }
+  }
+
+  #queueAction(type: DeltaType, obj: T, key = this.keyOf(obj)): void {
+    // Every object enters here once: the place to transform it. A tombstone
+    // handed to delete() holds an object that was transformed already.
+    const object = this.#transformer === undefined ||
+        obj instanceof DeletedFinalStateUnknown
+      ? obj
+      : this.#transformer(obj);
+    this.#append(key, { type, object });
+  }
+
+  #queueTombstone(key: string, last: T | undefined): void {
+    this.#append(key, {
+      type: "Deleted",
+      object: new DeletedFinalStateUnknown(key, last),
+    });
+  }
+
+  #append(key: string, delta: Delta<T>): void {
+    const deltas = this.#items.get(key);
+    if (deltas === undefined) {
+      this.#items.set(key, [delta]);
+      this.#queue.push(key);
+    } else if (!collapseDeletion(deltas, delta)) {
+      deltas.push(delta);
+    }
+    this.#wakeup.notify();
+  }
+
+  /** The newest object of each queued key, in queue order. */
+  list(): Array<T | DeletedFinalStateUnknown<T>> {
+    const out: Array<T | DeletedFinalStateUnknown<T>> = [];
+    for (const deltas of this.#items.values()) {
+      out.push(deltas[deltas.length - 1].object);
+    }
+    return out;
+  }
+
+  /** The queued keys, in pop order. */
+  listKeys(): string[] {
+    return this.#queue.toArray();
+  }
+
+  /**
+   * A copy of the deltas queued for `obj`'s key.
+   * @throws {KeyError} when the key function fails
+   */
+  get(obj: T): Deltas<T> | undefined {
+    return this.getByKey(this.keyOf(obj));
+  }
+
+  /** A copy of the deltas queued under `key`. */
+  getByKey(key: string): Deltas<T> | undefined {
+    return this.#items.get(key)?.slice();
+  }
+
+  /**
+   * Wait for a key, remove it with its deltas, and run `process` on them;
+   * resolves with the deltas (the caller owns them). Keys come out in the
+   * order they were first queued. See {@link RequeueError} for retries.
+   * @throws {FIFOClosedError} (rejects) once closed and empty
+   * @throws whatever `process` throws, other than a cause-less RequeueError
+   */
+  pop(process: PopProcessFunc<Deltas<T>>): Promise<Deltas<T>> {
+    return this.#pops.run(() => this.#popOne(process));
+  }
+
+  async #popOne(process: PopProcessFunc<Deltas<T>>): Promise<Deltas<T>> {
+    while (this.#queue.size === 0) {
+      if (this.#closed) throw new FIFOClosedError();
+      await this.#wakeup.wait();
+    }
+    const key = this.#queue.shift()!;
+    const deltas = this.#items.get(key)!;
+    this.#items.delete(key);
+    const isInInitialList = !this.hasSynced();
+    try {
+      await process(deltas, isInInitialList);
+    } catch (err) {
+      if (!(err instanceof RequeueError)) throw err;
+      this.#addIfNotPresent(key, deltas);
+      if (err.cause !== undefined) throw err.cause;
+    } finally {
+      // Counted down after process, so hasSynced() turns true only once the
+      // last initial item has been handled (client-go holds its lock).
+      if (this.#initialPopulationCount > 0) this.#initialPopulationCount--;
+    }
+    return deltas;
+  }
+
+  /**
+   * True once everything from the first `replace` has been popped and
+   * processed, or right after an add, update, delete or addIfNotPresent that
+   * came before any replace.
+   */
+  hasSynced(): boolean {
+    return this.#populated && this.#initialPopulationCount === 0;
+  }
+
+  /** Close the queue; pops reject with {@link FIFOClosedError} once it is empty. */
+  close(): void {
+    this.#closed = true;
+    this.#wakeup.notify();
+  }
+
+  /** Whether {@linkcode DeltaFIFO.close} was called. */
+  isClosed(): boolean {
+    return this.#closed;
+  }
+}
+
+/**
+ * Collapse a `Deleted` arriving right after a `Deleted` (a relist and the
+ * watch can report one deletion twice): keep the one with more information,
+ * i.e. replace the old one only if it is a tombstone. Returns whether the
+ * new delta was absorbed.
+ */
+function collapseDeletion<T>(deltas: Deltas<T>, next: Delta<T>): boolean {
+  const last = deltas[deltas.length - 1];
+  if (last.type !== "Deleted" || next.type !== "Deleted") return false;
+  if (last.object instanceof DeletedFinalStateUnknown) {
+    deltas[deltas.length - 1] = next;
+  }
+  return true;
+}

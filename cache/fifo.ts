@@ -1,0 +1,374 @@
+/**
+ * The queue interface of client-go's `tools/cache/fifo.go` ({@link Queue},
+ * {@link PopProcessFunc}, {@link RequeueError}, {@link FIFOClosedError}) and
+ * its simplest implementation, {@link FIFO}.
+ *
+ * @module
+ */
+
+import type { DeletedFinalStateUnknown, KeyFunc } from "./keys.ts";
+import { keyOrThrow, KeyRing, Serial, Wakeup } from "./_queue.ts";
+
+/**
+ * Processes one item taken from a queue by {@link Queue.pop}
+ * (client-go `PopProcessFunc`).
+ *
+ * `isInInitialList` is `true` while the queue has not synced, that is while
+ * the item belongs to the first `replace` (the initial list).
+ *
+ * Throw a {@link RequeueError} to put the item back; any other error is
+ * passed on by `pop`. An async function is awaited before `pop` settles, and
+ * no other `pop` of the same queue runs meanwhile.
+ *
+ * @typeParam P what the queue hands out: the object for {@link FIFO},
+ * its `Deltas` for a `DeltaFIFO`
+ */
+export type PopProcessFunc<P> = (
+  item: P,
+  isInInitialList: boolean,
+) => void | Promise<void>;
+
+/**
+ * Thrown by a {@link PopProcessFunc} to requeue the item it was given
+ * (client-go `ErrRequeue`).
+ *
+ * The queue puts the item back with `addIfNotPresent` (so a newer version
+ * queued meanwhile wins). `pop` then resolves with the item when the error
+ * has no `cause`, and rejects with the `cause` when it has one.
+ *
+ * @example Retry an item later
+ * ```ts
+ * import { FIFO, RequeueError } from "./fifo.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const fifo = new FIFO<{ name: string }>((o) => (o as { name: string }).name);
+ * fifo.add({ name: "a" });
+ * await fifo.pop(() => {
+ *   throw new RequeueError();
+ * });
+ * assert.deepEqual(fifo.listKeys(), ["a"]);
+ * ```
+ */
+export class RequeueError extends Error {
+  /**
+   * Create a requeue request.
+   * @param cause the error `pop` should reject with; omit it to make `pop`
+   * resolve with the item
+   */
+  constructor(cause?: unknown) {
+    super(
+      cause === undefined
+        ? "Requeue requested: the popped item is put back without an error"
+        : `Requeue requested: ${
+          cause instanceof Error ? cause.message : String(cause)
+        }`,
+      cause === undefined ? undefined : { cause },
+    );
+    this.name = "RequeueError";
+  }
+}
+
+/**
+ * The error a queue's `pop` rejects with once the queue is closed and empty
+ * (client-go `ErrFIFOClosed`). A `Heap` also throws it from an add after
+ * `close`.
+ */
+export class FIFOClosedError extends Error {
+  /**
+   * Create the error.
+   * @param message what was attempted on the closed queue
+   */
+  constructor(message = "Cannot pop from queue: queue is closed") {
+    super(message);
+    this.name = "FIFOClosedError";
+  }
+}
+
+/**
+ * A store with a set of keys waiting to be processed (client-go `Queue`).
+ *
+ * Every `add`, `update` or `delete` may put the object's key in that set;
+ * `pop` waits for a key, removes the key and its accumulator from the store
+ * and hands the accumulator to a {@link PopProcessFunc}. Only one `pop` of a
+ * queue runs its process function at a time. Once the queue is closed, `pop`
+ * still drains what is queued, then rejects with {@link FIFOClosedError}.
+ *
+ * Mutations are synchronous: nothing yields halfway through an update (the
+ * JS counterpart of client-go's queue lock).
+ *
+ * @typeParam T the object type
+ * @typeParam P the accumulator `pop` and `get` hand out: `T` for
+ * {@link FIFO}, `Deltas<T>` for `DeltaFIFO`
+ */
+export interface Queue<T, P = T> {
+  /** Add an object, or replace its accumulated state. @throws {KeyError} */
+  add(obj: T): void;
+  /** Like {@linkcode Queue.add} for a changed object. @throws {KeyError} */
+  update(obj: T): void;
+  /** Record the deletion of an object. @throws {KeyError} */
+  delete(obj: T): void;
+  /**
+   * Replace the whole content with `list`, as after a relist
+   * (`resourceVersion` is the list's version, unused by in-memory queues).
+   * The first `replace` before any other change fixes the initial
+   * population that {@linkcode Queue.hasSynced} waits for.
+   * @throws {KeyError}
+   */
+  replace(list: T[], resourceVersion: string): void;
+  /** Queue again what needs periodic reprocessing (see each queue). */
+  resync(): void;
+  /**
+   * The current object of every key. A `DeltaFIFO` key whose newest delta
+   * is a tombstone lists the {@link DeletedFinalStateUnknown}.
+   */
+  list(): Array<T | DeletedFinalStateUnknown<T>>;
+  /** The keys currently stored. */
+  listKeys(): string[];
+  /** The accumulator for `obj`'s key, if any. @throws {KeyError} */
+  get(obj: T): P | undefined;
+  /** The accumulator stored under `key`, if any. */
+  getByKey(key: string): P | undefined;
+  /**
+   * Wait for a key, remove it and its accumulator, and process the
+   * accumulator. Resolves with the accumulator.
+   * @throws {FIFOClosedError} (rejects) once the queue is closed and empty
+   */
+  pop(process: PopProcessFunc<P>): Promise<P>;
+  /**
+   * Queue `item` under its key unless that key already has an accumulator:
+   * how a consumer retries without overwriting newer state.
+   * @throws {KeyError}
+   */
+  addIfNotPresent(item: P): void;
+  /**
+   * Whether the initial population (the first `replace`, or nothing if an
+   * add, update, delete or addIfNotPresent came first) has all been popped.
+   */
+  hasSynced(): boolean;
+  /** Close the queue: waiting pops reject once it is empty. */
+  close(): void;
+  /** Whether {@linkcode Queue.close} was called. */
+  isClosed(): boolean;
+}
+
+/**
+ * A {@link Queue} whose accumulator is simply the latest object of each key
+ * (client-go `FIFO`): several adds or updates of one object while its key
+ * waits are processed once, with the newest version.
+ *
+ * Invariants and differences from `DeltaFIFO`:
+ * - `delete` drops the object from the store and does not queue anything;
+ *   a deleted object is never processed (its key is skipped at pop).
+ * - `resync` only makes sure every stored key is queued (a no-op in
+ *   practice); `replace` discards everything and queues the new list.
+ * - A key keeps its queue position across updates.
+ *
+ * FIFO solves this use case: process every object once, with its most
+ * recent version; do not process deleted objects; no periodic reprocessing.
+ *
+ * @typeParam T the object type
+ *
+ * @example Latest version wins
+ * ```ts
+ * import { FIFO } from "./fifo.ts";
+ * import assert from "node:assert/strict";
+ *
+ * type Item = { name: string; v: number };
+ * const fifo = new FIFO<Item>((o) => (o as Item).name);
+ * fifo.add({ name: "a", v: 1 });
+ * fifo.add({ name: "b", v: 1 });
+ * fifo.update({ name: "a", v: 2 });
+ * const first = await fifo.pop(() => {});
+ * assert.deepEqual(first, { name: "a", v: 2 });
+ * assert.deepEqual(fifo.listKeys(), ["b"]);
+ * ```
+ */
+export class FIFO<T> implements Queue<T> {
+  /** Stored objects by key. Every key here is also somewhere in `#queue`. */
+  #items = new Map<string, T>();
+  /**
+   * Keys in pop order. May hold keys no longer in `#items` (deleted while
+   * queued) and, after a delete and re-add, a key twice; pop skips keys
+   * without an item.
+   */
+  #queue = new KeyRing();
+  #keyFunc: KeyFunc;
+  /** True once a replace, add, update, delete or addIfNotPresent happened. */
+  #populated = false;
+  /** Keys of the first replace not yet popped. */
+  #initialPopulationCount = 0;
+  #closed = false;
+  #wakeup = new Wakeup();
+  #pops = new Serial();
+
+  /**
+   * Create an empty FIFO (client-go `NewFIFO`).
+   * @param keyFunc computes each object's key; what it throws is rethrown
+   * as a {@link KeyError}
+   */
+  constructor(keyFunc: KeyFunc) {
+    this.#keyFunc = keyFunc;
+  }
+
+  /**
+   * Store `obj` and queue its key if it is not queued yet.
+   * @throws {KeyError} when the key function fails
+   */
+  add(obj: T): void {
+    const key = keyOrThrow(this.#keyFunc, obj);
+    this.#populated = true;
+    if (!this.#items.has(key)) this.#queue.push(key);
+    this.#items.set(key, obj);
+    this.#wakeup.notify();
+  }
+
+  /**
+   * Same as {@linkcode FIFO.add}.
+   * @throws {KeyError} when the key function fails
+   */
+  update(obj: T): void {
+    this.add(obj);
+  }
+
+  /**
+   * Drop `obj`'s key from the store; nothing is queued.
+   * @throws {KeyError} when the key function fails
+   */
+  delete(obj: T): void {
+    const key = keyOrThrow(this.#keyFunc, obj);
+    this.#populated = true;
+    this.#items.delete(key);
+  }
+
+  /**
+   * Store `obj` and queue its key unless the key is already stored.
+   * @throws {KeyError} when the key function fails
+   */
+  addIfNotPresent(obj: T): void {
+    const key = keyOrThrow(this.#keyFunc, obj);
+    this.#addIfNotPresent(key, obj);
+  }
+
+  #addIfNotPresent(key: string, obj: T): void {
+    this.#populated = true;
+    if (this.#items.has(key)) return;
+    this.#queue.push(key);
+    this.#items.set(key, obj);
+    this.#wakeup.notify();
+  }
+
+  /**
+   * Discard the content and queue `list` instead. The first call before any
+   * other change sets the initial population to the number of distinct keys.
+   * @param list the new content; the FIFO takes ownership of the objects
+   * @param _resourceVersion unused
+   * @throws {KeyError} when the key function fails (nothing is changed)
+   */
+  replace(list: T[], _resourceVersion: string): void {
+    const items = new Map<string, T>();
+    for (const obj of list) items.set(keyOrThrow(this.#keyFunc, obj), obj);
+    if (!this.#populated) {
+      this.#populated = true;
+      this.#initialPopulationCount = items.size;
+    }
+    this.#items = items;
+    this.#queue.clear();
+    for (const key of items.keys()) this.#queue.push(key);
+    if (items.size > 0) this.#wakeup.notify();
+  }
+
+  /** Queue any stored key that is not queued (normally there is none). */
+  resync(): void {
+    const queued = new Set(this.#queue.toArray());
+    let added = false;
+    for (const key of this.#items.keys()) {
+      if (queued.has(key)) continue;
+      this.#queue.push(key);
+      added = true;
+    }
+    if (added) this.#wakeup.notify();
+  }
+
+  /** Every stored object, in no promised order. */
+  list(): T[] {
+    return [...this.#items.values()];
+  }
+
+  /** Every stored key, in no promised order. */
+  listKeys(): string[] {
+    return [...this.#items.keys()];
+  }
+
+  /**
+   * The stored object with `obj`'s key.
+   * @throws {KeyError} when the key function fails
+   */
+  get(obj: T): T | undefined {
+    return this.#items.get(keyOrThrow(this.#keyFunc, obj));
+  }
+
+  /** The stored object under `key`. */
+  getByKey(key: string): T | undefined {
+    return this.#items.get(key);
+  }
+
+  /**
+   * Wait for an object, remove it, and run `process` on it; resolves with
+   * the object. Objects come out in the order their keys were first queued.
+   * See {@link RequeueError} for retries.
+   * @throws {FIFOClosedError} (rejects) once closed and empty
+   * @throws whatever `process` throws, other than a cause-less RequeueError
+   */
+  pop(process: PopProcessFunc<T>): Promise<T> {
+    return this.#pops.run(() => this.#popOne(process));
+  }
+
+  async #popOne(process: PopProcessFunc<T>): Promise<T> {
+    while (true) {
+      while (this.#queue.size === 0) {
+        if (this.#closed) throw new FIFOClosedError();
+        await this.#wakeup.wait();
+      }
+      const key = this.#queue.shift()!;
+      if (!this.#items.has(key)) {
+        // Deleted while queued: skip it, but it still counts as popped.
+        if (this.#initialPopulationCount > 0) this.#initialPopulationCount--;
+        continue;
+      }
+      const item = this.#items.get(key) as T;
+      this.#items.delete(key);
+      const isInInitialList = !this.hasSynced();
+      try {
+        await process(item, isInInitialList);
+      } catch (err) {
+        if (!(err instanceof RequeueError)) throw err;
+        this.#addIfNotPresent(key, item);
+        if (err.cause !== undefined) throw err.cause;
+      } finally {
+        // Counted down after process, so hasSynced() turns true only once
+        // the last initial item has been handled (client-go holds its lock).
+        if (this.#initialPopulationCount > 0) this.#initialPopulationCount--;
+      }
+      return item;
+    }
+  }
+
+  /**
+   * True once the first `replace`'s objects have all been popped, or right
+   * after an add, update, delete or addIfNotPresent that came first.
+   */
+  hasSynced(): boolean {
+    return this.#populated && this.#initialPopulationCount === 0;
+  }
+
+  /** Close the FIFO; pops reject with {@link FIFOClosedError} once it is empty. */
+  close(): void {
+    this.#closed = true;
+    this.#wakeup.notify();
+  }
+
+  /** Whether {@linkcode FIFO.close} was called. */
+  isClosed(): boolean {
+    return this.#closed;
+  }
+}

@@ -1,0 +1,254 @@
+/**
+ * {@link Heap}: a keyed priority queue (client-go `tools/cache/heap.go`).
+ *
+ * @module
+ */
+
+import type { KeyFunc } from "./keys.ts";
+import { FIFOClosedError } from "./fifo.ts";
+import { keyOrThrow, Wakeup } from "./_queue.ts";
+
+interface Entry<T> {
+  key: string;
+  obj: T;
+}
+
+/**
+ * A producer-consumer priority queue of keyed objects (client-go `Heap`):
+ * a binary heap ordered by `lessFunc`, plus a map from key to heap position,
+ * so adding, updating or deleting any object by key costs O(log n).
+ *
+ * Invariants:
+ * - each key is stored at most once; `add` of a stored key updates the
+ *   object in place and restores the heap order;
+ * - `pop` hands out the object for which `lessFunc` holds against all
+ *   others (ties in no promised order) and waits while the heap is empty;
+ * - after `close`, adds throw, objects already stored still pop, and then
+ *   `pop` rejects with {@link FIFOClosedError}.
+ *
+ * @typeParam T the object type
+ *
+ * @example Smallest first
+ * ```ts
+ * import { Heap } from "./heap.ts";
+ * import assert from "node:assert/strict";
+ *
+ * type Job = { name: string; priority: number };
+ * const heap = new Heap<Job>(
+ *   (o) => (o as Job).name,
+ *   (a, b) => a.priority < b.priority,
+ * );
+ * heap.add({ name: "b", priority: 2 });
+ * heap.add({ name: "a", priority: 5 });
+ * heap.update({ name: "a", priority: 1 });
+ * assert.equal((await heap.pop()).name, "a");
+ * assert.equal((await heap.pop()).name, "b");
+ * ```
+ */
+export class Heap<T> {
+  /** The binary heap: `#entries[0]` is the least. */
+  #entries: Entry<T>[] = [];
+  /** Key → index in `#entries`; same keys as `#entries`, kept in step. */
+  #index = new Map<string, number>();
+  #keyFunc: KeyFunc;
+  #lessFunc: (a: T, b: T) => boolean;
+  #closed = false;
+  #wakeup = new Wakeup();
+
+  /**
+   * Create an empty heap (client-go `NewHeap`).
+   * @param keyFunc computes each object's key; what it throws is rethrown
+   * as a {@link KeyError}
+   * @param lessFunc whether `a` must pop before `b`
+   */
+  constructor(keyFunc: KeyFunc, lessFunc: (a: T, b: T) => boolean) {
+    this.#keyFunc = keyFunc;
+    this.#lessFunc = lessFunc;
+  }
+
+  /**
+   * Insert `obj`, or replace the stored object with the same key.
+   * @throws {FIFOClosedError} when the heap is closed
+   * @throws {KeyError} when the key function fails
+   */
+  add(obj: T): void {
+    this.#throwIfClosed("add to");
+    this.#upsert(keyOrThrow(this.#keyFunc, obj), obj);
+    this.#wakeup.notify();
+  }
+
+  /**
+   * Insert or update every object of `list`, then wake waiting pops, so a
+   * consumer sees the whole batch in heap order.
+   * @throws {FIFOClosedError} when the heap is closed
+   * @throws {KeyError} when the key function fails (nothing is added)
+   */
+  bulkAdd(list: T[]): void {
+    this.#throwIfClosed("add to");
+    const keys = list.map((obj) => keyOrThrow(this.#keyFunc, obj));
+    list.forEach((obj, i) => this.#upsert(keys[i], obj));
+    if (list.length > 0) this.#wakeup.notify();
+  }
+
+  /**
+   * Insert `obj` unless an object with its key is stored (then nothing
+   * changes): how a consumer retries without overwriting newer state.
+   * @throws {FIFOClosedError} when the heap is closed
+   * @throws {KeyError} when the key function fails
+   */
+  addIfNotPresent(obj: T): void {
+    this.#throwIfClosed("add to");
+    const key = keyOrThrow(this.#keyFunc, obj);
+    if (this.#index.has(key)) return;
+    this.#push(key, obj);
+    this.#wakeup.notify();
+  }
+
+  /**
+   * Same as {@linkcode Heap.add}.
+   * @throws {FIFOClosedError} when the heap is closed
+   * @throws {KeyError} when the key function fails
+   */
+  update(obj: T): void {
+    this.add(obj);
+  }
+
+  /**
+   * Remove the object with `obj`'s key (the rest of `obj` is ignored).
+   * @throws {RangeError} when no object has that key
+   * @throws {KeyError} when the key function fails
+   */
+  delete(obj: T): void {
+    const key = keyOrThrow(this.#keyFunc, obj);
+    const i = this.#index.get(key);
+    if (i === undefined) {
+      throw new RangeError(
+        `Cannot delete from heap: no object with key "${key}"`,
+      );
+    }
+    this.#removeAt(i);
+  }
+
+  /**
+   * Wait for an object and remove the least one. Objects stored when the
+   * heap is closed still pop.
+   * @throws {FIFOClosedError} (rejects) once the heap is closed and empty
+   */
+  async pop(): Promise<T> {
+    while (this.#entries.length === 0) {
+      if (this.#closed) {
+        throw new FIFOClosedError("Cannot pop from heap: heap is closed");
+      }
+      await this.#wakeup.wait();
+    }
+    return this.#removeAt(0);
+  }
+
+  /** Every stored object, in no promised order. */
+  list(): T[] {
+    return this.#entries.map((e) => e.obj);
+  }
+
+  /** Every stored key, in no promised order. */
+  listKeys(): string[] {
+    return this.#entries.map((e) => e.key);
+  }
+
+  /**
+   * The stored object with `obj`'s key.
+   * @throws {KeyError} when the key function fails
+   */
+  get(obj: T): T | undefined {
+    return this.getByKey(keyOrThrow(this.#keyFunc, obj));
+  }
+
+  /** The stored object under `key`. */
+  getByKey(key: string): T | undefined {
+    const i = this.#index.get(key);
+    return i === undefined ? undefined : this.#entries[i].obj;
+  }
+
+  /** Close the heap: adds throw; pops reject once it is empty. */
+  close(): void {
+    this.#closed = true;
+    this.#wakeup.notify();
+  }
+
+  /** Whether {@linkcode Heap.close} was called. */
+  isClosed(): boolean {
+    return this.#closed;
+  }
+
+  #throwIfClosed(action: string): void {
+    if (this.#closed) {
+      throw new FIFOClosedError(`Cannot ${action} heap: heap is closed`);
+    }
+  }
+
+  #upsert(key: string, obj: T): void {
+    const i = this.#index.get(key);
+    if (i === undefined) {
+      this.#push(key, obj);
+    } else {
+      this.#entries[i].obj = obj;
+      this.#fix(i);
+    }
+  }
+
+  #push(key: string, obj: T): void {
+    this.#entries.push({ key, obj });
+    this.#index.set(key, this.#entries.length - 1);
+    this.#up(this.#entries.length - 1);
+  }
+
+  /** Remove the entry at `i` and return its object. */
+  #removeAt(i: number): T {
+    const last = this.#entries.length - 1;
+    if (i !== last) this.#swap(i, last);
+    const entry = this.#entries.pop()!;
+    this.#index.delete(entry.key);
+    if (i !== last) this.#fix(i);
+    return entry.obj;
+  }
+
+  /** Restore heap order around `i` after its object changed. */
+  #fix(i: number): void {
+    if (!this.#down(i)) this.#up(i);
+  }
+
+  #less(i: number, j: number): boolean {
+    return this.#lessFunc(this.#entries[i].obj, this.#entries[j].obj);
+  }
+
+  #swap(i: number, j: number): void {
+    const entries = this.#entries;
+    [entries[i], entries[j]] = [entries[j], entries[i]];
+    this.#index.set(entries[i].key, i);
+    this.#index.set(entries[j].key, j);
+  }
+
+  #up(i: number): void {
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (!this.#less(i, parent)) break;
+      this.#swap(i, parent);
+      i = parent;
+    }
+  }
+
+  /** Sift down from `i`; returns whether the entry moved. */
+  #down(i: number): boolean {
+    const n = this.#entries.length;
+    const start = i;
+    while (true) {
+      const left = 2 * i + 1;
+      if (left >= n) break;
+      const right = left + 1;
+      const child = right < n && this.#less(right, left) ? right : left;
+      if (!this.#less(child, i)) break;
+      this.#swap(i, child);
+      i = child;
+    }
+    return i > start;
+  }
+}
