@@ -6,3 +6,4 @@
  */
 
 export * from "./fake_clock.ts";
+export * from "./demo_workload.ts";
