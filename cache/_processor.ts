@@ -1,0 +1,430 @@
+/**
+ * Internal: the notification fan-out of a shared informer (client-go
+ * `shared_informer.go` `sharedProcessor` and `processorListener`), and
+ * `processDeltas` from `controller.go`. Not exported from `mod.ts`.
+ *
+ * Each listener owns an unbounded ring buffer and its own async loop, so a
+ * slow handler only delays its own notifications: distribution is a
+ * synchronous push into every buffer and never waits for a handler.
+ *
+ * @module
+ */
+
+import type { Clock } from "./clock.ts";
+import type { DeletedFinalStateUnknown } from "./keys.ts";
+import type { KubeObject } from "./object.ts";
+import type { Deltas } from "./delta_fifo.ts";
+import type {
+  HandlerErrorReporter,
+  ResourceEventHandler,
+} from "./controller.ts";
+
+/** client-go `minimumResyncPeriod`: per-handler resync periods are at least 1 s. */
+export const MINIMUM_RESYNC_PERIOD_MS = 1_000;
+
+/** One notification queued for a listener. */
+export type Notification<T> =
+  | { type: "add"; obj: T; isInInitialList: boolean }
+  | { type: "update"; oldObj: T; newObj: T }
+  | { type: "delete"; obj: T | DeletedFinalStateUnknown<T> };
+
+/** The default reporter: log and carry on with the next notification. */
+export const consoleHandlerErrorReporter: HandlerErrorReporter = (
+  error,
+  notification,
+) => {
+  console.error(
+    `Event handler failed on ${notification.type} notification:`,
+    error,
+  );
+};
+
+/**
+ * A growable ring buffer: O(1) push and shift (unlike `Array.shift`, which
+ * is O(n) on large arrays). Capacity is a power of two and doubles when full
+ * (k8s.io/utils `buffer.RingGrowing`).
+ */
+export class RingBuffer<T> {
+  #items: (T | undefined)[];
+  #head = 0;
+  #size = 0;
+
+  constructor(initialCapacity = 16) {
+    let cap = 1;
+    while (cap < initialCapacity) cap *= 2;
+    this.#items = new Array(cap);
+  }
+
+  get length(): number {
+    return this.#size;
+  }
+
+  push(item: T): void {
+    if (this.#size === this.#items.length) this.#grow();
+    const mask = this.#items.length - 1;
+    this.#items[(this.#head + this.#size) & mask] = item;
+    this.#size++;
+  }
+
+  shift(): T | undefined {
+    if (this.#size === 0) return undefined;
+    const item = this.#items[this.#head];
+    this.#items[this.#head] = undefined; // let the object be collected
+    this.#head = (this.#head + 1) & (this.#items.length - 1);
+    this.#size--;
+    return item;
+  }
+
+  clear(): void {
+    this.#items = new Array(16);
+    this.#head = 0;
+    this.#size = 0;
+  }
+
+  #grow(): void {
+    const old = this.#items;
+    const next: (T | undefined)[] = new Array(old.length * 2);
+    for (let i = 0; i < this.#size; i++) {
+      next[i] = old[(this.#head + i) & (old.length - 1)];
+    }
+    this.#items = next;
+    this.#head = 0;
+  }
+}
+
+/**
+ * Relays notifications to one handler (client-go `processorListener`).
+ * `add` only buffers; the listener's own loop awaits each handler call
+ * before the next, so calls to one handler never overlap and keep their
+ * order. It is also the registration handed back by `addEventHandler`.
+ */
+export class ProcessorListener<T> {
+  readonly handler: ResourceEventHandler<T>;
+  /** The resync period asked for, after the 1 s minimum (ms; 0 = none). */
+  requestedResyncPeriod: number;
+  /** The period in force: 0 when the informer does no resyncs (ms). */
+  resyncPeriod: number;
+  /** Earliest time (epoch ms) of this listener's next resync. */
+  nextResync = 0;
+
+  #buffer = new RingBuffer<Notification<T>>();
+  // Initial-list adds queued but not yet handled (client-go synctrack
+  // SingleFileTracker): the registration is synced when this is 0.
+  #initialPending = 0;
+  #upstreamHasSynced: () => boolean;
+  #reportError: HandlerErrorReporter;
+  #wake: (() => void) | undefined;
+  #closed = false;
+  #loop: Promise<void> | undefined;
+
+  constructor(
+    handler: ResourceEventHandler<T>,
+    opts: {
+      requestedResyncPeriod: number;
+      resyncPeriod: number;
+      now: number;
+      hasSynced: () => boolean;
+      reportError: HandlerErrorReporter;
+    },
+  ) {
+    this.handler = handler;
+    this.requestedResyncPeriod = opts.requestedResyncPeriod;
+    this.resyncPeriod = opts.resyncPeriod;
+    this.#upstreamHasSynced = opts.hasSynced;
+    this.#reportError = opts.reportError;
+    this.determineNextResync(opts.now);
+  }
+
+  /** The informer has synced and every initial-list add has been handled. */
+  hasSynced(): boolean {
+    return this.#upstreamHasSynced() && this.#initialPending <= 0;
+  }
+
+  /** Number of notifications waiting for the handler. */
+  pending(): number {
+    return this.#buffer.length;
+  }
+
+  /** Queue a notification; never blocks. Ignored once stopped. */
+  add(notification: Notification<T>): void {
+    if (this.#closed) return;
+    if (notification.type === "add" && notification.isInInitialList) {
+      this.#initialPending++;
+    }
+    this.#buffer.push(notification);
+    const wake = this.#wake;
+    this.#wake = undefined;
+    wake?.();
+  }
+
+  /** Start the delivery loop (once); resolves when the listener stops. */
+  start(): Promise<void> {
+    this.#loop ??= this.#run();
+    return this.#loop;
+  }
+
+  /**
+   * Stop: pending notifications are dropped, a handler call in flight
+   * finishes. Resolves when the loop has ended.
+   */
+  stop(): Promise<void> {
+    this.#closed = true;
+    this.#buffer.clear();
+    const wake = this.#wake;
+    this.#wake = undefined;
+    wake?.();
+    return this.#loop ?? Promise.resolve();
+  }
+
+  shouldResync(now: number): boolean {
+    return this.resyncPeriod !== 0 && now >= this.nextResync;
+  }
+
+  determineNextResync(now: number): void {
+    this.nextResync = now + this.resyncPeriod;
+  }
+
+  async #run(): Promise<void> {
+    for (;;) {
+      const next = this.#buffer.shift();
+      if (next === undefined) {
+        if (this.#closed) return;
+        await new Promise<void>((resolve) => this.#wake = resolve);
+        continue;
+      }
+      try {
+        const result = this.#dispatch(next);
+        // Only await real promises, so sync handlers run back to back.
+        if (isPromiseLike(result)) await result;
+      } catch (error) {
+        this.#report(error, next);
+      } finally {
+        if (next.type === "add" && next.isInInitialList) this.#initialPending--;
+      }
+    }
+  }
+
+  #dispatch(n: Notification<T>): void | Promise<void> {
+    switch (n.type) {
+      case "add":
+        return this.handler.onAdd?.(n.obj, n.isInInitialList);
+      case "update":
+        return this.handler.onUpdate?.(n.oldObj, n.newObj);
+      case "delete":
+        return this.handler.onDelete?.(n.obj);
+    }
+  }
+
+  #report(error: unknown, n: Notification<T>): void {
+    try {
+      this.#reportError(error, { type: n.type });
+    } catch (reporterError) {
+      // A broken reporter must not stop delivery either.
+      console.error("Event handler error reporter failed:", reporterError);
+    }
+  }
+}
+
+/**
+ * client-go `determineResyncPeriod`: the period a listener actually gets
+ * given what it asked for and the informer's resync check period (ms).
+ */
+export function determineResyncPeriod(desired: number, check: number): number {
+  if (desired === 0) return 0;
+  if (check === 0) return 0; // this informer does no resyncs
+  return desired < check ? check : desired;
+}
+
+/**
+ * Fans notifications out to listeners (client-go `sharedProcessor`) and
+ * keeps the informer's resync check period and per-listener resync state.
+ */
+export class SharedProcessor<T> {
+  /** How often the Reflector asks {@link shouldResync} (ms; 0 = never). */
+  resyncCheckPeriod: number;
+  // listener → whether it is due for the resync being distributed now
+  #listeners = new Map<ProcessorListener<T>, boolean>();
+  #loops = new Set<Promise<void>>();
+  #started = false;
+  #clock: Clock;
+  #reportError: HandlerErrorReporter;
+
+  constructor(opts: {
+    resyncCheckPeriod: number;
+    clock: Clock;
+    reportError: HandlerErrorReporter;
+  }) {
+    this.resyncCheckPeriod = opts.resyncCheckPeriod;
+    this.#clock = opts.clock;
+    this.#reportError = opts.reportError;
+  }
+
+  /**
+   * Make a listener with client-go's resync rounding
+   * (`AddEventHandlerWithResyncPeriod`): at least 1 s; below the check
+   * period it is raised to it once started, or lowers the check period (and
+   * re-rounds every listener) before start.
+   */
+  newListener(
+    handler: ResourceEventHandler<T>,
+    opts: { resyncPeriod: number; started: boolean; hasSynced: () => boolean },
+  ): ProcessorListener<T> {
+    let requested = opts.resyncPeriod;
+    if (requested > 0) {
+      requested = Math.max(requested, MINIMUM_RESYNC_PERIOD_MS);
+      if (requested < this.resyncCheckPeriod) {
+        if (opts.started) {
+          requested = this.resyncCheckPeriod;
+        } else {
+          this.resyncCheckPeriod = requested;
+          this.#resyncCheckPeriodChanged();
+        }
+      }
+    }
+    return new ProcessorListener(handler, {
+      requestedResyncPeriod: requested,
+      resyncPeriod: determineResyncPeriod(requested, this.resyncCheckPeriod),
+      now: this.#clock.now(),
+      hasSynced: opts.hasSynced,
+      reportError: this.#reportError,
+    });
+  }
+
+  addListener(listener: ProcessorListener<T>): void {
+    this.#listeners.set(listener, true);
+    if (this.#started) this.#startListener(listener);
+  }
+
+  /** Remove and stop a listener; false when it was not registered. */
+  removeListener(listener: ProcessorListener<T>): boolean {
+    if (!this.#listeners.delete(listener)) return false;
+    void listener.stop();
+    return true;
+  }
+
+  hasListener(listener: unknown): listener is ProcessorListener<T> {
+    return this.#listeners.has(listener as ProcessorListener<T>);
+  }
+
+  listeners(): ProcessorListener<T>[] {
+    return [...this.#listeners.keys()];
+  }
+
+  /**
+   * Queue a notification for every listener; a sync (resync) notification
+   * only for listeners due for a resync.
+   */
+  distribute(notification: Notification<T>, sync: boolean): void {
+    for (const [listener, syncing] of this.#listeners) {
+      if (!sync || syncing) listener.add(notification);
+    }
+  }
+
+  /** Start every listener's loop; later listeners start on add. */
+  run(): void {
+    this.#started = true;
+    for (const listener of this.#listeners.keys()) {
+      this.#startListener(listener);
+    }
+  }
+
+  /** Stop every listener and wait for their loops (in-flight calls finish). */
+  async stop(): Promise<void> {
+    for (const listener of this.#listeners.keys()) void listener.stop();
+    this.#listeners.clear();
+    this.#started = false;
+    await Promise.all(this.#loops);
+  }
+
+  /**
+   * client-go `sharedProcessor.shouldResync`: marks which listeners are due
+   * now (scheduling their next resync) and says whether any is.
+   */
+  shouldResync(): boolean {
+    const now = this.#clock.now();
+    let needed = false;
+    for (const listener of this.#listeners.keys()) {
+      const due = listener.shouldResync(now);
+      this.#listeners.set(listener, due);
+      if (due) {
+        needed = true;
+        listener.determineNextResync(now);
+      }
+    }
+    return needed;
+  }
+
+  #resyncCheckPeriodChanged(): void {
+    for (const listener of this.#listeners.keys()) {
+      listener.resyncPeriod = determineResyncPeriod(
+        listener.requestedResyncPeriod,
+        this.resyncCheckPeriod,
+      );
+    }
+  }
+
+  #startListener(listener: ProcessorListener<T>): void {
+    // Removed listeners stay tracked until their loop ends, so stop()
+    // also waits for a handler call still in flight there.
+    const loop = listener.start();
+    if (this.#loops.has(loop)) return;
+    this.#loops.add(loop);
+    loop.finally(() => this.#loops.delete(loop));
+  }
+}
+
+/** Whether a handler's return value is something to await. */
+export function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as PromiseLike<unknown> | undefined)?.then ===
+    "function";
+}
+
+/** What {@link processDeltas} writes to: a Store's mutators and `get`. */
+export interface DeltaStore<T> {
+  get(obj: T): T | undefined;
+  add(obj: T): void;
+  update(obj: T): void;
+  delete(obj: T): void;
+}
+
+/**
+ * client-go `processDeltas`: apply one key's deltas, oldest first, to the
+ * store and tell the handler. Sync, Replaced, Added and Updated become an
+ * update when the key is stored, else an add (with `isInInitialList`);
+ * Deleted deletes and reports the object or its tombstone. A handler that
+ * returns a promise is awaited before the next delta.
+ */
+export function processDeltas<T extends KubeObject>(
+  deltas: Deltas<T>,
+  opts: {
+    handler: ResourceEventHandler<T>;
+    store: DeltaStore<T>;
+    isInInitialList: boolean;
+  },
+): void | Promise<void> {
+  const { handler, store, isInInitialList } = opts;
+  const from = (start: number): void | Promise<void> => {
+    for (let i = start; i < deltas.length; i++) {
+      const { type, object } = deltas[i];
+      let result: void | Promise<void>;
+      if (type === "Deleted") {
+        store.delete(object as T);
+        result = handler.onDelete?.(object);
+      } else {
+        const obj = object as T;
+        const old = store.get(obj);
+        if (old !== undefined) {
+          store.update(obj);
+          result = handler.onUpdate?.(old, obj);
+        } else {
+          store.add(obj);
+          result = handler.onAdd?.(obj, isInInitialList);
+        }
+      }
+      if (isPromiseLike(result)) {
+        return Promise.resolve(result).then(() => from(i + 1));
+      }
+    }
+  };
+  return from(0);
+}
