@@ -16,3 +16,4 @@ export * from "./store.ts";
 export * from "./fifo.ts";
 export * from "./delta_fifo.ts";
 export * from "./heap.ts";
+export * from "./reflector.ts";

@@ -7,3 +7,4 @@
 
 export * from "./fake_clock.ts";
 export * from "./demo_workload.ts";
+export * from "./fake_controller_source.ts";
