@@ -17,3 +17,5 @@ export * from "./fifo.ts";
 export * from "./delta_fifo.ts";
 export * from "./heap.ts";
 export * from "./reflector.ts";
+export * from "./mutation_detector.ts";
+export * from "./mutation_cache.ts";
