@@ -96,15 +96,14 @@ export class Serial {
 
 /**
  * Call `keyFunc`, turning anything it throws into a {@link KeyError} whose
- * `cause` is the original error (a KeyError passes through unchanged).
+ * `cause` is the original error (client-go's `KeyError{obj, err}`).
  */
 export function keyOrThrow(keyFunc: KeyFunc, obj: unknown): string {
   try {
     return keyFunc(obj);
   } catch (err) {
-    if (err instanceof KeyError) throw err;
     throw new KeyError(
-      `Cannot compute key: key function threw: ${
+      `Cannot compute key of object: ${
         err instanceof Error ? err.message : String(err)
       }`,
       obj,

@@ -238,8 +238,9 @@ export class DeltaFIFO<T> implements Queue<T, Deltas<T>> {
    * @throws {KeyError} when the key function fails
    */
   add(obj: T): void {
+    const key = this.keyOf(obj);
     this.#populated = true;
-    this.#queueAction("Added", obj);
+    this.#queueAction("Added", obj, key);
   }
 
   /**
@@ -247,8 +248,9 @@ export class DeltaFIFO<T> implements Queue<T, Deltas<T>> {
    * @throws {KeyError} when the key function fails
    */
   update(obj: T): void {
+    const key = this.keyOf(obj);
     this.#populated = true;
-    this.#queueAction("Updated", obj);
+    this.#queueAction("Updated", obj, key);
   }
 
   /**
@@ -350,7 +352,7 @@ export class DeltaFIFO<T> implements Queue<T, Deltas<T>> {
     }
   }
 
-  #queueAction(type: DeltaType, obj: T, key = this.keyOf(obj)): void {
+  #queueAction(type: DeltaType, obj: T, key: string): void {
     // Every object enters here once: the place to transform it. A tombstone
     // handed to delete() holds an object that was transformed already.
     const object = this.#transformer === undefined ||
