@@ -1,0 +1,248 @@
+import assert from "node:assert/strict";
+import { FIFO, FIFOClosedError, type Queue, RequeueError } from "./fifo.ts";
+import { KeyError } from "./keys.ts";
+
+interface Obj {
+  name: string;
+  val: number;
+}
+const obj = (name: string, val: number): Obj => ({ name, val });
+const byName = (o: unknown): string => (o as Obj).name;
+const newFIFO = (): FIFO<Obj> => new FIFO<Obj>(byName);
+const pop = (f: FIFO<Obj>): Promise<Obj> => f.pop(() => {});
+
+Deno.test("FIFO implements Queue", () => {
+  const q: Queue<Obj> = newFIFO();
+  assert.equal(q.isClosed(), false);
+});
+
+Deno.test("FIFO.pop() hands out objects in the order their keys were queued", async () => {
+  const f = newFIFO();
+  for (let i = 0; i < 500; i++) {
+    f.add(obj(`a${i}`, i));
+    f.add(obj(`b${i}`, 1000 + i));
+  }
+  const seen: number[] = [];
+  for (let i = 0; i < 1000; i++) seen.push((await pop(f)).val);
+  const expected: number[] = [];
+  for (let i = 0; i < 500; i++) expected.push(i, 1000 + i);
+  assert.deepEqual(seen, expected);
+});
+
+Deno.test("FIFO.update() keeps only the newest version, processed once", async () => {
+  const f = newFIFO();
+  f.add(obj("foo", 10));
+  f.update(obj("foo", 15));
+  assert.deepEqual(f.list(), [obj("foo", 15)]);
+  assert.deepEqual(f.listKeys(), ["foo"]);
+
+  assert.deepEqual(await pop(f), obj("foo", 15));
+  assert.deepEqual(f.listKeys(), []);
+  assert.equal(f.get(obj("foo", 0)), undefined);
+  f.close();
+  await assert.rejects(pop(f), FIFOClosedError); // nothing left behind
+});
+
+Deno.test("FIFO.replace() discards queued objects and queues the list", async () => {
+  const f = newFIFO();
+  f.add(obj("foo", 10));
+  f.add(obj("gone", 1));
+  f.replace([obj("foo", 15), obj("new", 2)], "15");
+  assert.deepEqual(f.listKeys(), ["foo", "new"]);
+  assert.deepEqual(await pop(f), obj("foo", 15));
+  assert.deepEqual(await pop(f), obj("new", 2));
+  assert.equal(f.getByKey("gone"), undefined);
+});
+
+Deno.test("FIFO keeps a key's first queue position (detectLineJumpers)", async () => {
+  const f = newFIFO();
+  f.add(obj("foo", 10));
+  f.add(obj("bar", 1));
+  f.add(obj("foo", 11));
+  f.add(obj("foo", 13));
+  f.add(obj("zab", 30));
+
+  assert.equal((await pop(f)).val, 13);
+  f.add(obj("foo", 14)); // popped already: back of the line
+  assert.equal((await pop(f)).val, 1);
+  assert.equal((await pop(f)).val, 30);
+  assert.equal((await pop(f)).val, 14);
+});
+
+Deno.test("FIFO.delete() removes the object so it is never processed", async () => {
+  const f = newFIFO();
+  f.add(obj("a", 1));
+  f.add(obj("b", 2));
+  f.delete(obj("a", 0));
+  assert.deepEqual(f.listKeys(), ["b"]);
+  assert.deepEqual(await pop(f), obj("b", 2));
+
+  // Deleted then re-added: processed once, with the new version.
+  f.add(obj("c", 1));
+  f.delete(obj("c", 1));
+  f.add(obj("c", 2));
+  assert.deepEqual(await pop(f), obj("c", 2));
+  f.close();
+  await assert.rejects(pop(f), FIFOClosedError);
+});
+
+Deno.test("FIFO.addIfNotPresent() only queues absent keys", async () => {
+  const f = newFIFO();
+  f.add(obj("b", 3));
+  const b3 = await pop(f);
+  f.add(obj("c", 4));
+  const c4 = await pop(f);
+
+  f.add(obj("a", 1));
+  f.add(obj("b", 2));
+  f.addIfNotPresent(b3);
+  f.addIfNotPresent(c4);
+  assert.deepEqual(f.listKeys(), ["a", "b", "c"]);
+  assert.equal((await pop(f)).val, 1);
+  assert.equal((await pop(f)).val, 2);
+  assert.equal((await pop(f)).val, 4);
+});
+
+Deno.test("FIFO.pop() requeues on RequeueError", async () => {
+  const f = newFIFO();
+  f.add(obj("foo", 10));
+
+  const got = await f.pop(() => {
+    throw new RequeueError();
+  });
+  assert.deepEqual(got, obj("foo", 10));
+  assert.deepEqual(f.getByKey("foo"), obj("foo", 10));
+
+  const cause = new Error("test error");
+  await assert.rejects(
+    f.pop(() => {
+      throw new RequeueError(cause);
+    }),
+    (err) => err === cause,
+  );
+  assert.deepEqual(f.getByKey("foo"), obj("foo", 10));
+
+  await pop(f);
+  assert.equal(f.getByKey("foo"), undefined);
+});
+
+Deno.test("FIFO.pop() rejects with a non-requeue error and drops the object", async () => {
+  const f = newFIFO();
+  f.add(obj("foo", 1));
+  const boom = new TypeError("boom");
+  await assert.rejects(
+    f.pop(async () => {
+      await Promise.resolve();
+      throw boom;
+    }),
+    (err) => err === boom,
+  );
+  assert.deepEqual(f.listKeys(), []);
+});
+
+Deno.test("FIFO.pop() waits for an add", async () => {
+  const f = newFIFO();
+  const p = pop(f);
+  f.add(obj("late", 1));
+  assert.deepEqual(await p, obj("late", 1));
+});
+
+Deno.test("FIFO.hasSynced() tracks the first replace", async (t) => {
+  const cases: Array<[string, (f: FIFO<Obj>) => unknown, boolean]> = [
+    ["nothing happened", () => {}, false],
+    ["an add came first", (f) => f.add(obj("a", 1)), true],
+    ["a delete came first", (f) => f.delete(obj("a", 1)), true],
+    ["an empty replace", (f) => f.replace([], "0"), true],
+    ["a replace not yet popped", (f) => {
+      f.replace([obj("a", 1), obj("b", 2)], "0");
+    }, false],
+    ["a replace half popped", async (f) => {
+      f.replace([obj("a", 1), obj("b", 2)], "0");
+      await pop(f);
+    }, false],
+    ["a replace fully popped", async (f) => {
+      f.replace([obj("a", 1), obj("b", 2)], "0");
+      await pop(f);
+      await pop(f);
+    }, true],
+    ["a replaced object deleted before its pop still counts", async (f) => {
+      f.replace([obj("a", 1), obj("b", 2)], "0");
+      f.delete(obj("a", 1));
+      await pop(f);
+    }, true],
+  ];
+  for (const [name, act, synced] of cases) {
+    await t.step(name, async () => {
+      const f = newFIFO();
+      await act(f);
+      assert.equal(f.hasSynced(), synced);
+    });
+  }
+});
+
+Deno.test("FIFO.pop() passes isInInitialList for the first replace only", async () => {
+  const f = newFIFO();
+  f.replace([obj("a", 1), obj("b", 2)], "0");
+  f.add(obj("c", 3));
+  const flags: boolean[] = [];
+  for (let i = 0; i < 3; i++) {
+    await f.pop((_, isInInitialList) => {
+      flags.push(isInInitialList);
+    });
+  }
+  assert.deepEqual(flags, [true, true, false]);
+});
+
+Deno.test("FIFO.resync() does not queue a queued key twice", async () => {
+  const f = newFIFO();
+  f.add(obj("a", 1));
+  f.resync(); // already queued: no second entry
+  assert.deepEqual(await pop(f), obj("a", 1));
+  f.close();
+  await assert.rejects(pop(f), FIFOClosedError);
+});
+
+Deno.test("FIFO.pop() rejects with FIFOClosedError when closed, pending pops too", async () => {
+  const f = newFIFO();
+  const pending = Array.from({ length: 10 }, () => pop(f));
+  f.close();
+  assert.equal(f.isClosed(), true);
+  for (const p of pending) await assert.rejects(p, FIFOClosedError);
+});
+
+Deno.test("FIFO.pop() drains queued objects after close", async () => {
+  const f = newFIFO();
+  f.add(obj("a", 1));
+  f.close();
+  assert.deepEqual(await pop(f), obj("a", 1));
+  await assert.rejects(pop(f), FIFOClosedError);
+});
+
+Deno.test("FIFO wraps key function errors in KeyError", () => {
+  const cause = new Error("bad object");
+  const f = new FIFO<Obj>(() => {
+    throw cause;
+  });
+  const ops = [
+    () => f.add(obj("a", 1)),
+    () => f.update(obj("a", 1)),
+    () => f.delete(obj("a", 1)),
+    () => f.get(obj("a", 1)),
+    () => f.addIfNotPresent(obj("a", 1)),
+    () => f.replace([obj("a", 1)], ""),
+  ];
+  for (const op of ops) {
+    assert.throws(op, (err) => err instanceof KeyError && err.cause === cause);
+  }
+  assert.equal(f.hasSynced(), false);
+});
+
+Deno.test("FIFO keeps pop order across queue compaction", async () => {
+  const f = newFIFO();
+  const n = 20_000;
+  for (let i = 0; i < n; i++) f.add(obj(`k${i}`, i));
+  for (let i = 0; i < n / 2; i++) assert.equal((await pop(f)).val, i);
+  for (let i = n; i < n + 5; i++) f.add(obj(`k${i}`, i));
+  for (let i = n / 2; i < n + 5; i++) assert.equal((await pop(f)).val, i);
+  assert.deepEqual(f.listKeys(), []);
+});
