@@ -19,3 +19,8 @@ export * from "./heap.ts";
 export * from "./reflector.ts";
 export * from "./mutation_detector.ts";
 export * from "./mutation_cache.ts";
+export * from "./listers.ts";
+export * from "./undelta_store.ts";
+export * from "./expiration_cache.ts";
+export * from "./controller.ts";
+export * from "./shared_informer.ts";

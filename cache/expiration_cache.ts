@@ -1,0 +1,229 @@
+/**
+ * Stores whose entries expire. Mirrors client-go
+ * `tools/cache/expiration_cache.go` (`ExpirationCache`, `NewTTLStore`,
+ * `NewExpirationStore`, `TTLPolicy`, `TimestampedEntry`,
+ * `ExpirationPolicy`) and `expiration_cache_fakes.go` (a policy and clock
+ * injected for tests).
+ *
+ * @module
+ */
+
+import { type Clock, realClock } from "./clock.ts";
+import type { KeyFunc } from "./keys.ts";
+import { computeKey, type Store } from "./store.ts";
+import {
+  newThreadSafeStore,
+  type ThreadSafeStore,
+} from "./thread_safe_store.ts";
+
+/**
+ * A stored object with the time it was added or last updated (client-go
+ * `TimestampedEntry`).
+ *
+ * @typeParam T the object type
+ */
+export interface TimestampedEntry<T = unknown> {
+  /** The stored object. */
+  obj: T;
+  /** When it was stored, epoch milliseconds from the store's clock. */
+  timestamp: number;
+  /** Its key. */
+  key: string;
+}
+
+/**
+ * Decides whether an entry has expired (client-go `ExpirationPolicy`).
+ */
+export interface ExpirationPolicy {
+  /** Whether `entry` has expired and must be dropped. */
+  isExpired(entry: TimestampedEntry): boolean;
+}
+
+/** Options of {@link TTLPolicy}, {@link newTTLStore} and {@link newExpirationStore}. */
+export interface ExpirationOptions {
+  /** Source of time. @default the real clock */
+  clock?: Clock;
+}
+
+/**
+ * Expire entries older than a fixed time to live (client-go `TTLPolicy`).
+ * An entry exactly `ttl` ms old has not expired yet; a `ttl` of 0 never
+ * expires anything.
+ *
+ * @example
+ * ```ts
+ * import { TTLPolicy } from "./expiration_cache.ts";
+ * import { FakeClock } from "../testing/fake_clock.ts";
+ * import assert from "node:assert/strict";
+ * const clock = new FakeClock(1_000);
+ * const policy = new TTLPolicy(500, { clock });
+ * const entry = { obj: {}, key: "k", timestamp: 1_000 };
+ * await clock.step(500);
+ * assert.equal(policy.isExpired(entry), false);
+ * await clock.step(1);
+ * assert.equal(policy.isExpired(entry), true);
+ * ```
+ */
+export class TTLPolicy implements ExpirationPolicy {
+  /** Time to live in milliseconds; 0 means forever. */
+  readonly ttl: number;
+  readonly #clock: Clock;
+
+  /**
+   * Create a TTL policy.
+   * @param ttlMs time to live in milliseconds; 0 means entries never expire
+   * @param options the clock to read
+   * @throws {RangeError} when `ttlMs` is negative or NaN
+   */
+  constructor(ttlMs: number, options: ExpirationOptions = {}) {
+    if (!(ttlMs >= 0)) {
+      throw new RangeError(
+        `Cannot create TTL policy: ttl must be a non-negative number of milliseconds, got ${ttlMs}`,
+      );
+    }
+    this.ttl = ttlMs;
+    this.#clock = options.clock ?? realClock;
+  }
+
+  /** Whether `entry` is older than the TTL (strictly). */
+  isExpired(entry: TimestampedEntry): boolean {
+    return this.ttl > 0 && this.#clock.now() - entry.timestamp > this.ttl;
+  }
+}
+
+/** client-go `ExpirationCache`: a ThreadSafeStore of timestamped entries. */
+class ExpirationCache<T> implements Store<T> {
+  readonly #storage: ThreadSafeStore<TimestampedEntry<T>> =
+    newThreadSafeStore();
+  readonly #keyFunc: KeyFunc;
+  readonly #policy: ExpirationPolicy;
+  readonly #clock: Clock;
+
+  constructor(keyFunc: KeyFunc, policy: ExpirationPolicy, clock: Clock) {
+    this.#keyFunc = keyFunc;
+    this.#policy = policy;
+    this.#clock = clock;
+  }
+
+  /** The live object under `key`; an expired entry is deleted on sight. */
+  #getOrExpire(key: string): T | undefined {
+    const entry = this.#storage.get(key);
+    if (entry === undefined) return undefined;
+    if (this.#policy.isExpired(entry)) {
+      this.#storage.delete(key);
+      return undefined;
+    }
+    return entry.obj;
+  }
+
+  #entry(obj: T): TimestampedEntry<T> {
+    const key = computeKey(this.#keyFunc, obj);
+    return { obj, timestamp: this.#clock.now(), key };
+  }
+
+  add(obj: T): void {
+    const entry = this.#entry(obj);
+    this.#storage.add(entry.key, entry);
+  }
+
+  update(obj: T): void {
+    this.add(obj);
+  }
+
+  delete(obj: T): void {
+    this.#storage.delete(computeKey(this.#keyFunc, obj));
+  }
+
+  get(obj: T): T | undefined {
+    return this.#getOrExpire(computeKey(this.#keyFunc, obj));
+  }
+
+  getByKey(key: string): T | undefined {
+    return this.#getOrExpire(key);
+  }
+
+  list(): T[] {
+    const out: T[] = [];
+    for (const key of this.#storage.listKeys()) {
+      const obj = this.#getOrExpire(key);
+      if (obj !== undefined) out.push(obj);
+    }
+    return out;
+  }
+
+  listKeys(): string[] {
+    return this.#storage.listKeys().filter((key) =>
+      this.#getOrExpire(key) !== undefined
+    );
+  }
+
+  replace(list: T[], resourceVersion: string): void {
+    const items = new Map<string, TimestampedEntry<T>>();
+    for (const obj of list) {
+      const entry = this.#entry(obj);
+      items.set(entry.key, entry);
+    }
+    this.#storage.replace(items, resourceVersion);
+  }
+
+  resync(): void {}
+}
+
+/**
+ * Create a {@link Store} whose entries expire by `policy` (client-go
+ * `NewExpirationStore`; with an injected clock, `NewFakeExpirationStore`).
+ * Entries are stamped with `clock.now()` on `add`, `update` and `replace`.
+ * An expired entry vanishes from `get`, `getByKey`, `list` and `listKeys`,
+ * and is deleted when one of them finds it. (client-go's `ListKeys` still
+ * returns expired keys; here every read agrees.)
+ *
+ * @typeParam T the object type
+ * @param keyFunc computes each object's key
+ * @param policy decides which entries have expired
+ * @param options the clock that stamps entries
+ * @returns an empty store
+ */
+export function newExpirationStore<T>(
+  keyFunc: KeyFunc,
+  policy: ExpirationPolicy,
+  options: ExpirationOptions = {},
+): Store<T> {
+  return new ExpirationCache<T>(keyFunc, policy, options.clock ?? realClock);
+}
+
+/**
+ * Create a {@link Store} whose entries expire `ttlMs` milliseconds after
+ * they were last written (client-go `NewTTLStore`). A `ttlMs` of 0 never
+ * expires; an entry exactly `ttlMs` old is still live.
+ *
+ * @example
+ * ```ts
+ * import { newTTLStore } from "./expiration_cache.ts";
+ * import { metaNamespaceKeyFunc } from "./keys.ts";
+ * import { FakeClock } from "../testing/fake_clock.ts";
+ * import assert from "node:assert/strict";
+ * const clock = new FakeClock();
+ * const store = newTTLStore(metaNamespaceKeyFunc, 1_000, { clock });
+ * store.add({ metadata: { name: "a" } });
+ * await clock.step(1_001);
+ * assert.equal(store.getByKey("a"), undefined);
+ * ```
+ *
+ * @typeParam T the object type
+ * @param keyFunc computes each object's key
+ * @param ttlMs time to live in milliseconds; 0 means forever
+ * @param options the clock for stamping and expiring
+ * @returns an empty store
+ * @throws {RangeError} when `ttlMs` is negative or NaN
+ */
+export function newTTLStore<T>(
+  keyFunc: KeyFunc,
+  ttlMs: number,
+  options: ExpirationOptions = {},
+): Store<T> {
+  return newExpirationStore<T>(
+    keyFunc,
+    new TTLPolicy(ttlMs, options),
+    options,
+  );
+}

@@ -1,0 +1,191 @@
+/**
+ * Listers: read-only, selector-filtered views of an {@link Indexer}. Mirrors
+ * client-go `tools/cache/listers.go` (`ListAll`, `ListAllByNamespace`,
+ * `GenericLister`, `GenericNamespaceLister`, `NewGenericLister`).
+ *
+ * @module
+ */
+
+import type { KubeObject } from "./object.ts";
+import { everything, parseSelector, type Selector } from "./labels.ts";
+import type { Indexer, Store } from "./store.ts";
+import { NAMESPACE_INDEX } from "./index.ts";
+
+/**
+ * Call `append` for every object in `store` whose labels match `selector`
+ * (client-go `ListAll`). An empty selector appends everything without
+ * looking at labels.
+ *
+ * @example
+ * ```ts
+ * import { listAll } from "./listers.ts";
+ * import { parseSelector } from "./labels.ts";
+ * import { newStore } from "./store.ts";
+ * import { metaNamespaceKeyFunc } from "./keys.ts";
+ * import type { KubeObject } from "./object.ts";
+ * import assert from "node:assert/strict";
+ * const store = newStore<KubeObject>(metaNamespaceKeyFunc);
+ * store.add({ metadata: { name: "a", labels: { app: "web" } } });
+ * store.add({ metadata: { name: "b", labels: { app: "db" } } });
+ * const names: string[] = [];
+ * listAll(store, parseSelector("app=web"), (o) => names.push(o.metadata.name!));
+ * assert.deepEqual(names, ["a"]);
+ * ```
+ *
+ * @typeParam T the object type
+ * @param store the store to read
+ * @param selector the label selector to match
+ * @param append called with each matching object, in store order
+ */
+export function listAll<T extends KubeObject>(
+  store: Pick<Store<T>, "list">,
+  selector: Selector,
+  append: (obj: T) => void,
+): void {
+  const all = selector.empty();
+  for (const obj of store.list()) {
+    if (all || selector.matches(obj.metadata.labels)) append(obj);
+  }
+}
+
+/**
+ * Call `append` for every object in `namespace` whose labels match
+ * `selector` (client-go `ListAllByNamespace`). `""` means all namespaces.
+ * Uses the {@link NAMESPACE_INDEX} index when the indexer has it, and falls
+ * back to scanning every object when it does not.
+ *
+ * @typeParam T the object type
+ * @param indexer the indexer to read
+ * @param namespace the namespace, or `""` for all
+ * @param selector the label selector to match
+ * @param append called with each matching object
+ */
+export function listAllByNamespace<T extends KubeObject>(
+  indexer: Indexer<T>,
+  namespace: string,
+  selector: Selector,
+  append: (obj: T) => void,
+): void {
+  if (namespace === "") return listAll(indexer, selector, append);
+  const all = selector.empty();
+  if (Object.hasOwn(indexer.getIndexers(), NAMESPACE_INDEX)) {
+    for (const obj of indexer.byIndex(NAMESPACE_INDEX, namespace)) {
+      if (all || selector.matches(obj.metadata.labels)) append(obj);
+    }
+    return;
+  }
+  // No namespace index: the slow path client-go also takes.
+  for (const obj of indexer.list()) {
+    if (
+      (obj.metadata.namespace ?? "") === namespace &&
+      (all || selector.matches(obj.metadata.labels))
+    ) append(obj);
+  }
+}
+
+/**
+ * Read access to the objects of one namespace (client-go
+ * `GenericNamespaceLister`). Objects are the cached ones, shared: do not
+ * modify them.
+ *
+ * @typeParam T the object type
+ */
+export interface GenericNamespaceLister<T> {
+  /**
+   * The objects matching `selector` (a {@link Selector} or selector text;
+   * default: all).
+   * @throws {SelectorParseError} when `selector` is text that does not parse
+   */
+  list(selector?: Selector | string): Readonly<T>[];
+  /** The object named `name`, or `undefined`. */
+  get(name: string): Readonly<T> | undefined;
+}
+
+/**
+ * Read access to a cache of objects (client-go `GenericLister`), the usual
+ * way controllers read an informer's cache.
+ *
+ * `list` and `get` act across namespaces: `get(name)` looks up the store key
+ * as is, so it takes `"name"` for a cluster-scoped object and
+ * `"namespace/name"` for a namespaced one; `namespaced(ns)` gives the view
+ * of one namespace (client-go `ByNamespace`).
+ *
+ * @typeParam T the object type
+ */
+export interface GenericLister<T> extends GenericNamespaceLister<T> {
+  /** The view of one namespace; `""` means all namespaces. */
+  namespaced(namespace: string): GenericNamespaceLister<T>;
+}
+
+/**
+ * Short name of {@link GenericLister}.
+ *
+ * @typeParam T the object type
+ */
+export type Lister<T> = GenericLister<T>;
+
+function toSelector(selector: Selector | string | undefined): Selector {
+  if (selector === undefined) return everything();
+  return typeof selector === "string" ? parseSelector(selector) : selector;
+}
+
+/**
+ * Create a {@link GenericLister} over an indexer (client-go
+ * `NewGenericLister`). Namespace lookups use the {@link NAMESPACE_INDEX}
+ * index when present. Unlike client-go, a missing object is `undefined`
+ * rather than a NotFound error, so no resource name is needed.
+ *
+ * @example
+ * ```ts
+ * import { newGenericLister } from "./listers.ts";
+ * import { newIndexer } from "./store.ts";
+ * import { metaNamespaceKeyFunc } from "./keys.ts";
+ * import { metaNamespaceIndexFunc, NAMESPACE_INDEX } from "./index.ts";
+ * import type { KubeObject } from "./object.ts";
+ * import assert from "node:assert/strict";
+ * const indexer = newIndexer<KubeObject>(metaNamespaceKeyFunc, {
+ *   [NAMESPACE_INDEX]: metaNamespaceIndexFunc,
+ * });
+ * indexer.add({ metadata: { namespace: "a", name: "web", labels: { app: "web" } } });
+ * indexer.add({ metadata: { namespace: "b", name: "db", labels: { app: "db" } } });
+ * const lister = newGenericLister(indexer);
+ * assert.equal(lister.list("app=web").length, 1);
+ * assert.equal(lister.namespaced("b").get("db")?.metadata.name, "db");
+ * assert.equal(lister.get("a/web")?.metadata.namespace, "a");
+ * assert.equal(lister.namespaced("a").get("db"), undefined);
+ * ```
+ *
+ * @typeParam T the object type
+ * @param indexer the cache to read, e.g. `informer.getIndexer()`
+ * @returns a lister sharing the indexer's objects
+ */
+export function newGenericLister<T extends KubeObject>(
+  indexer: Indexer<T>,
+): GenericLister<T> {
+  const namespaced = (namespace: string): GenericNamespaceLister<T> => ({
+    list(selector?: Selector | string): Readonly<T>[] {
+      const out: T[] = [];
+      listAllByNamespace(
+        indexer,
+        namespace,
+        toSelector(selector),
+        (o) => out.push(o),
+      );
+      return out;
+    },
+    get(name: string): Readonly<T> | undefined {
+      return indexer.getByKey(namespace === "" ? name : `${namespace}/${name}`);
+    },
+  });
+  return {
+    list(selector?: Selector | string): Readonly<T>[] {
+      const out: T[] = [];
+      listAll(indexer, toSelector(selector), (o) => out.push(o));
+      return out;
+    },
+    get(name: string): Readonly<T> | undefined {
+      return indexer.getByKey(name);
+    },
+    namespaced,
+  };
+}
