@@ -7,7 +7,12 @@ import {
   type KeyListerGetter,
 } from "./delta_fifo.ts";
 import { FIFOClosedError, RequeueError } from "./fifo.ts";
-import { DeletedFinalStateUnknown, KeyError } from "./keys.ts";
+import {
+  DeletedFinalStateUnknown,
+  deletionHandlingMetaNamespaceKeyFunc,
+  KeyError,
+} from "./keys.ts";
+import { newIndexer } from "./store.ts";
 
 // Objects keyed by name, carrying a value, like client-go's testFifoObject.
 interface Obj {
@@ -737,4 +742,58 @@ Deno.test("DeltaFIFO keeps pop order across queue compaction", async () => {
   assert.equal(keys[0], `k${n / 2}`);
   assert.equal(keys[keys.length - 1], `k${n + 9}`);
   for (let i = n / 2; i < n + 10; i++) assert.equal(await popVal(f), i);
+});
+
+Deno.test("DeltaFIFO feeds an Indexer used as knownObjects, as an informer does", async () => {
+  type Pod = {
+    metadata: { namespace: string; name: string; resourceVersion: string };
+  };
+  const pod = (name: string, rv: string): Pod => ({
+    metadata: { namespace: "ns", name, resourceVersion: rv },
+  });
+  const indexer = newIndexer<Pod>(deletionHandlingMetaNamespaceKeyFunc, {});
+  const fifo = new DeltaFIFO<Pod>({
+    knownObjects: indexer,
+    emitDeltaTypeReplaced: true,
+  });
+  const events: string[] = [];
+  // The informer's processDeltas, reduced to the store update.
+  const process = (deltas: Deltas<Pod>): void => {
+    for (const { type, object } of deltas) {
+      if (type === "Deleted") {
+        const last = object instanceof DeletedFinalStateUnknown
+          ? object.obj
+          : object;
+        if (last) indexer.delete(last);
+      } else {
+        indexer.update(object as Pod);
+      }
+      events.push(`${type} ${fifo.keyOf(object)}`);
+    }
+  };
+
+  fifo.replace([pod("a", "1"), pod("b", "1")], "1");
+  while (!fifo.hasSynced()) await fifo.pop(process);
+  assert.deepEqual(indexer.listKeys().sort(), ["ns/a", "ns/b"]);
+
+  fifo.update(pod("a", "2"));
+  fifo.resync(); // a has a queued update: only b gets a Sync
+  await fifo.pop(process);
+  await fifo.pop(process);
+
+  fifo.replace([pod("a", "3")], "3"); // b was deleted while disconnected
+  await fifo.pop(process);
+  await fifo.pop(process);
+  assert.deepEqual(indexer.listKeys(), ["ns/a"]);
+  assert.equal(indexer.getByKey("ns/a")?.metadata.resourceVersion, "3");
+  assert.deepEqual(events, [
+    "Replaced ns/a",
+    "Replaced ns/b",
+    "Updated ns/a",
+    "Sync ns/b",
+    "Replaced ns/a",
+    "Deleted ns/b",
+  ]);
+  fifo.close();
+  await assert.rejects(fifo.pop(process), FIFOClosedError);
 });
