@@ -1,0 +1,408 @@
+/**
+ * The low-level controller of client-go `tools/cache/controller.go`: a
+ * Reflector fills a DeltaFIFO from a ListerWatcher while a loop pops each
+ * key's deltas and processes them. {@link newInformer} and
+ * {@link newIndexerInformer} build one that keeps a store up to date and
+ * calls a {@link ResourceEventHandler}; shared informers build on it too.
+ *
+ * @module
+ */
+
+import { type Clock, realClock } from "./clock.ts";
+import {
+  DeletedFinalStateUnknown,
+  deletionHandlingMetaNamespaceKeyFunc,
+} from "./keys.ts";
+import type { ListerWatcher } from "./listwatch.ts";
+import type { KubeObject } from "./object.ts";
+import { DeltaFIFO, type Deltas } from "./delta_fifo.ts";
+import { FIFOClosedError, type PopProcessFunc } from "./fifo.ts";
+import type { Indexers } from "./index.ts";
+import { type Indexer, newIndexer, newStore, type Store } from "./store.ts";
+import {
+  Reflector,
+  type ReflectorHealth,
+  type WatchErrorHandler,
+} from "./reflector.ts";
+import {
+  consoleHandlerErrorReporter,
+  isPromiseLike,
+  processDeltas,
+} from "./_processor.ts";
+
+/**
+ * Receives notifications about changes to a set of objects (client-go
+ * `cache.ResourceEventHandler`). Every method is optional and may return a
+ * promise, which is awaited before the same handler gets its next
+ * notification. Handlers MUST NOT modify the objects they receive: they are
+ * the cached objects themselves, shared with every other reader.
+ *
+ * - `onAdd` is called for an object that is new to the cache.
+ *   `isInInitialList` is true when it came from the informer's initial list
+ *   (or, for a handler added after start, from the cache at that time), and
+ *   false for later additions, including those found by a relist.
+ * - `onUpdate` is called when an object changed. `oldObj` is the last state
+ *   the cache knew, so several changes may be merged into one call. A resync
+ *   (or a relist that found no change) calls it with two objects of the same
+ *   resourceVersion.
+ * - `onDelete` gets the final state of the object when it is known, else a
+ *   {@link DeletedFinalStateUnknown} carrying the last known state: this
+ *   happens when the delete was missed while the watch was down and only a
+ *   relist noticed it.
+ *
+ * @typeParam T the object type
+ *
+ * @example Count pods as they come and go
+ * ```ts
+ * import type { ResourceEventHandler } from "./controller.ts";
+ * import type { KubeObject } from "./object.ts";
+ * let count = 0;
+ * const handler: ResourceEventHandler<KubeObject> = {
+ *   onAdd: () => void count++,
+ *   onDelete: () => void count--,
+ * };
+ * handler.onAdd?.({ metadata: { name: "a" } }, true);
+ * if (count !== 1) throw new Error("expected one object");
+ * ```
+ */
+export interface ResourceEventHandler<T> {
+  /** An object was added to the cache. */
+  onAdd?(obj: T, isInInitialList: boolean): void | Promise<void>;
+  /** An object in the cache changed (or was resynced). */
+  onUpdate?(oldObj: T, newObj: T): void | Promise<void>;
+  /** An object left the cache; a tombstone when its final state is unknown. */
+  onDelete?(obj: T | DeletedFinalStateUnknown<T>): void | Promise<void>;
+}
+
+/**
+ * Receives an error thrown (or a promise rejected) by one call of a
+ * {@link ResourceEventHandler} method; `notification.type` says which.
+ * Delivery carries on with the next notification.
+ */
+export type HandlerErrorReporter = (
+  error: unknown,
+  notification: { type: "add" | "update" | "delete" },
+) => void;
+
+/**
+ * A handler that forwards only objects passing `filter` (client-go
+ * `cache.FilteringResourceEventHandler`). An update whose object starts
+ * passing becomes an add (with `isInInitialList` false), one whose object
+ * stops passing becomes a delete of the old object. A tombstone is judged
+ * by the last known object it carries (and forwarded when it has none).
+ *
+ * @typeParam T the object type
+ *
+ * @example
+ * ```ts
+ * import { FilteringResourceEventHandler } from "./controller.ts";
+ * import type { KubeObject } from "./object.ts";
+ * import assert from "node:assert/strict";
+ * const seen: string[] = [];
+ * const h = new FilteringResourceEventHandler<KubeObject>(
+ *   (o) => o.metadata.labels?.app === "web",
+ *   { onAdd: (o) => void seen.push(`add ${o.metadata.name}`), onDelete: () => void seen.push("delete") },
+ * );
+ * h.onAdd({ metadata: { name: "a", labels: { app: "web" } } }, true);
+ * h.onAdd({ metadata: { name: "b" } }, true);
+ * h.onUpdate({ metadata: { name: "a", labels: { app: "web" } } }, { metadata: { name: "a" } });
+ * assert.deepEqual(seen, ["add a", "delete"]);
+ * ```
+ */
+export class FilteringResourceEventHandler<T extends KubeObject>
+  implements ResourceEventHandler<T> {
+  #filter: (obj: T) => boolean;
+  #handler: ResourceEventHandler<T>;
+
+  /**
+   * Wrap a handler.
+   * @param filter which objects the handler hears about; must not modify them
+   * @param handler the handler to forward to
+   */
+  constructor(filter: (obj: T) => boolean, handler: ResourceEventHandler<T>) {
+    this.#filter = filter;
+    this.#handler = handler;
+  }
+
+  /** Forward the add when the object passes the filter. */
+  onAdd(obj: T, isInInitialList: boolean): void | Promise<void> {
+    if (this.#filter(obj)) return this.#handler.onAdd?.(obj, isInInitialList);
+  }
+
+  /** Forward as update, add or delete depending on which side passes. */
+  onUpdate(oldObj: T, newObj: T): void | Promise<void> {
+    const newer = this.#filter(newObj);
+    const older = this.#filter(oldObj);
+    if (newer && older) return this.#handler.onUpdate?.(oldObj, newObj);
+    if (newer) return this.#handler.onAdd?.(newObj, false);
+    if (older) return this.#handler.onDelete?.(oldObj);
+  }
+
+  /** Forward the delete when the object passes the filter. */
+  onDelete(obj: T | DeletedFinalStateUnknown<T>): void | Promise<void> {
+    const last = obj instanceof DeletedFinalStateUnknown ? obj.obj : obj;
+    if (last === undefined || this.#filter(last)) {
+      return this.#handler.onDelete?.(obj);
+    }
+  }
+}
+
+/**
+ * Everything a {@link Controller} needs (client-go `cache.Config`).
+ *
+ * @typeParam T the object type
+ */
+export interface ControllerConfig<T extends KubeObject> {
+  /** The queue the Reflector fills and the controller pops: a DeltaFIFO. */
+  queue: DeltaFIFO<T>;
+  /** Where objects come from. */
+  listerWatcher: ListerWatcher<T>;
+  /**
+   * Handles one popped key's deltas. An error it throws is reported through
+   * `onProcessError` and the item is dropped (client-go `RetryOnError`
+   * false); a promise it returns is awaited before the next pop.
+   */
+  process: PopProcessFunc<Deltas<T>>;
+  /** How often the Reflector considers a resync (ms). Default 0: never. */
+  fullResyncPeriod?: number;
+  /** Asked at each resync period; the queue is resynced when it says true. */
+  shouldResync?: () => boolean;
+  /** Called once per failed list or watch, before backing off. */
+  watchErrorHandler?: WatchErrorHandler;
+  /** Page size of the Reflector's lists (client-go `WatchListPageSize`). */
+  watchListPageSize?: number;
+  /** Stream the initial state with a watch-list request. Default false. */
+  useWatchList?: boolean;
+  /** Name of the Reflector, for logs and health. */
+  name?: string;
+  /** Clock for every timer. Default: the real clock. */
+  clock?: Clock;
+  /** Receives errors thrown by `process`. Default: `console.error`. */
+  onProcessError?: (error: unknown) => void;
+}
+
+/**
+ * The low-level controller (client-go `cache.Controller`): `run` starts a
+ * Reflector feeding `config.queue` and pops it into `config.process` until
+ * the signal aborts.
+ *
+ * @typeParam T the object type
+ */
+export class Controller<T extends KubeObject> {
+  #config: ControllerConfig<T>;
+  #reflector: Reflector<T> | undefined;
+  #running: Promise<void> | undefined;
+
+  /**
+   * Make a controller; nothing happens until {@link Controller.run}.
+   * @param config queue, source, process function and timing options
+   */
+  constructor(config: ControllerConfig<T>) {
+    this.#config = config;
+  }
+
+  /**
+   * Run the Reflector and the process loop until `signal` aborts; resolves
+   * once both have stopped. The queue is closed on abort. Calling `run`
+   * again returns the same promise: there is never a second loop.
+   *
+   * @param signal stops the controller
+   * @returns a promise settling when everything has stopped
+   */
+  run(signal: AbortSignal): Promise<void> {
+    this.#running ??= this.#run(signal);
+    return this.#running;
+  }
+
+  /** Whether the queue has delivered the first full list (client-go `HasSynced`). */
+  hasSynced(): boolean {
+    return this.#config.queue.hasSynced();
+  }
+
+  /** The resourceVersion of the last list or watch event; `""` before run. */
+  lastSyncResourceVersion(): string {
+    return this.#reflector?.lastSyncResourceVersion() ?? "";
+  }
+
+  /** The Reflector's health; `undefined` before {@link Controller.run}. */
+  health(): ReflectorHealth | undefined {
+    return this.#reflector?.health();
+  }
+
+  async #run(signal: AbortSignal): Promise<void> {
+    const { queue } = this.#config;
+    const close = () => queue.close();
+    signal.addEventListener("abort", close, { once: true });
+    const reflector = new Reflector<T>(this.#config.listerWatcher, queue, {
+      name: this.#config.name,
+      resyncPeriod: this.#config.fullResyncPeriod,
+      shouldResync: this.#config.shouldResync,
+      pageSize: this.#config.watchListPageSize,
+      clock: this.#config.clock ?? realClock,
+      watchErrorHandler: this.#config.watchErrorHandler,
+      useWatchList: this.#config.useWatchList,
+    });
+    this.#reflector = reflector;
+    let failure: { error: unknown } | undefined;
+    const reflecting = reflector.run(signal).catch((error) => {
+      failure = { error };
+      queue.close(); // a dead Reflector must not leave pop() waiting forever
+    });
+    try {
+      if (signal.aborted) queue.close();
+      await this.#processLoop(signal);
+    } finally {
+      signal.removeEventListener("abort", close);
+      queue.close();
+      await reflecting;
+    }
+    if (failure) throw failure.error;
+  }
+
+  // client-go processLoop: pop until the queue is closed.
+  async #processLoop(signal: AbortSignal): Promise<void> {
+    const { queue, process } = this.#config;
+    const report = this.#config.onProcessError ??
+      ((error: unknown) => console.error("Controller process failed:", error));
+    while (!signal.aborted) {
+      try {
+        await queue.pop(process);
+      } catch (error) {
+        if (error instanceof FIFOClosedError || queue.isClosed()) return;
+        report(error);
+      }
+    }
+  }
+}
+
+/** Options of {@link newInformer} and {@link newIndexerInformer}. */
+export interface InformerOptions<T extends KubeObject> {
+  /**
+   * Resync period (ms): every period each cached object is delivered again
+   * as an update. Default 0: never.
+   */
+  resyncPeriod?: number;
+  /** Called on each object before it is stored and handed to the handler. */
+  transform?: (obj: T) => T;
+  /** Clock for every timer. Default: the real clock. */
+  clock?: Clock;
+  /** Page size of the Reflector's lists. */
+  pageSize?: number;
+  /** Called once per failed list or watch. */
+  watchErrorHandler?: WatchErrorHandler;
+  /** Receives errors thrown by the handler. Default: `console.error`. */
+  onHandlerError?: HandlerErrorReporter;
+}
+
+/**
+ * A store kept in sync with a ListerWatcher, notifying one handler
+ * (client-go `cache.NewInformer`). Read from the returned store only:
+ * writing to it makes the notifications wrong. The handler is called in
+ * order, one notification at a time; a throwing handler is reported and
+ * the next notification still arrives.
+ *
+ * Returns `{ store, controller }` (Go's two results, named): run the
+ * controller with a signal to start.
+ *
+ * @typeParam T the object type
+ * @param lw where objects come from
+ * @param handler what to tell about changes
+ * @param opts resync period, transform, clock
+ * @returns the store and the controller that fills it
+ *
+ * @example
+ * ```ts ignore
+ * // needs a cluster or FakeControllerSource: see controller_test.ts
+ * const { store, controller } = newInformer(lw, { onAdd: (pod) => console.log(pod.metadata.name) });
+ * const ac = new AbortController();
+ * const done = controller.run(ac.signal);
+ * ```
+ */
+export function newInformer<T extends KubeObject>(
+  lw: ListerWatcher<T>,
+  handler: ResourceEventHandler<T>,
+  opts: InformerOptions<T> = {},
+): { store: Store<T>; controller: Controller<T> } {
+  const store = newStore<T>(deletionHandlingMetaNamespaceKeyFunc);
+  return { store, controller: informerController(lw, handler, store, opts) };
+}
+
+/**
+ * Like {@link newInformer}, with an Indexer (client-go
+ * `cache.NewIndexerInformer`).
+ *
+ * @typeParam T the object type
+ * @param lw where objects come from
+ * @param handler what to tell about changes
+ * @param opts indexers, resync period, transform, clock
+ * @returns the indexer and the controller that fills it
+ */
+export function newIndexerInformer<T extends KubeObject>(
+  lw: ListerWatcher<T>,
+  handler: ResourceEventHandler<T>,
+  opts: InformerOptions<T> & { indexers?: Indexers<T> } = {},
+): { indexer: Indexer<T>; controller: Controller<T> } {
+  const indexer = newIndexer<T>(
+    deletionHandlingMetaNamespaceKeyFunc,
+    opts.indexers ?? {},
+  );
+  return {
+    indexer,
+    controller: informerController(lw, handler, indexer, opts),
+  };
+}
+
+function informerController<T extends KubeObject>(
+  lw: ListerWatcher<T>,
+  handler: ResourceEventHandler<T>,
+  store: Store<T>,
+  opts: InformerOptions<T>,
+): Controller<T> {
+  const safe = reportingHandler(
+    handler,
+    opts.onHandlerError ?? consoleHandlerErrorReporter,
+  );
+  // The store is the queue's knownObjects, so resyncs and relists produce
+  // the right Sync and Deleted deltas.
+  const queue = new DeltaFIFO<T>({
+    knownObjects: store,
+    emitDeltaTypeReplaced: true,
+    transformer: opts.transform,
+  });
+  return new Controller<T>({
+    queue,
+    listerWatcher: lw,
+    fullResyncPeriod: opts.resyncPeriod,
+    clock: opts.clock,
+    watchListPageSize: opts.pageSize,
+    watchErrorHandler: opts.watchErrorHandler,
+    process: (deltas, isInInitialList) =>
+      processDeltas(deltas, { handler: safe, store, isInInitialList }),
+  });
+}
+
+// A handler error must not abort the rest of a key's deltas (the store
+// would miss them), so errors are reported here and swallowed.
+function reportingHandler<T>(
+  handler: ResourceEventHandler<T>,
+  report: HandlerErrorReporter,
+): ResourceEventHandler<T> {
+  const guard = (
+    type: "add" | "update" | "delete",
+    call: () => void | Promise<void>,
+  ): void | Promise<void> => {
+    try {
+      const result = call();
+      if (isPromiseLike(result)) {
+        return Promise.resolve(result).catch((e) => report(e, { type }));
+      }
+    } catch (error) {
+      report(error, { type });
+    }
+  };
+  return {
+    onAdd: (obj, initial) => guard("add", () => handler.onAdd?.(obj, initial)),
+    onUpdate: (o, n) => guard("update", () => handler.onUpdate?.(o, n)),
+    onDelete: (obj) => guard("delete", () => handler.onDelete?.(obj)),
+  };
+}

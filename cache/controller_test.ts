@@ -1,0 +1,281 @@
+import assert from "node:assert/strict";
+import { FakeClock } from "../testing/fake_clock.ts";
+import { FakeControllerSource } from "../testing/fake_controller_source.ts";
+import {
+  Controller,
+  newIndexerInformer,
+  newInformer,
+  type ResourceEventHandler,
+} from "./controller.ts";
+import { DeltaFIFO } from "./delta_fifo.ts";
+import { metaNamespaceIndexFunc, NAMESPACE_INDEX } from "./index.ts";
+import {
+  DeletedFinalStateUnknown,
+  deletionHandlingMetaNamespaceKeyFunc,
+} from "./keys.ts";
+import type { KubeObject } from "./object.ts";
+import { newStore } from "./store.ts";
+
+/** Yield to timers and I/O until `cond` holds; fail instead of hanging. */
+async function eventually(cond: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 1_000; i++) {
+    if (cond()) return;
+    await new Promise((resolve) => setTimeout(resolve, 0));
+  }
+  assert.fail(`Timed out waiting for ${what}`);
+}
+
+/** Step the fake clock (firing backoff timers) until `cond` holds. */
+async function stepUntil(
+  clock: FakeClock,
+  cond: () => boolean,
+  what: string,
+): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    if (cond()) return;
+    await clock.step(1_000);
+  }
+  assert.fail(`Timed out waiting for ${what}`);
+}
+
+interface Pod extends KubeObject {
+  spec?: unknown;
+}
+
+function pod(name: string, extra: Record<string, unknown> = {}): Pod {
+  return { metadata: { namespace: "ns", name }, ...extra };
+}
+
+/** Records notifications as strings. */
+function recorder(): ResourceEventHandler<Pod> & { events: string[] } {
+  const events: string[] = [];
+  return {
+    events,
+    onAdd: (o, initial) =>
+      void events.push(`add ${o.metadata.name}${initial ? " initial" : ""}`),
+    onUpdate: (_o, n) => void events.push(`update ${n.metadata.name}`),
+    onDelete: (o) =>
+      void events.push(
+        o instanceof DeletedFinalStateUnknown
+          ? `tombstone ${o.key}`
+          : `delete ${o.metadata.name}`,
+      ),
+  };
+}
+
+// client-go controller_test.go Example(): a controller that deletes every
+// object it sees and reports the deletions.
+Deno.test("Controller example: delete everything the source has", async () => {
+  const source = new FakeControllerSource();
+  // What the controller has processed so far, as the DeltaFIFO's knownObjects.
+  const downstream = newStore<KubeObject>(deletionHandlingMetaNamespaceKeyFunc);
+  const fifo = new DeltaFIFO<KubeObject>({
+    knownObjects: downstream,
+    emitDeltaTypeReplaced: true,
+  });
+  const deleted: string[] = [];
+  const controller = new Controller<KubeObject>({
+    queue: fifo,
+    listerWatcher: source,
+    clock: new FakeClock(),
+    process: (deltas) => {
+      const newest = deltas[deltas.length - 1];
+      if (newest.type !== "Deleted") {
+        downstream.add(newest.object as KubeObject);
+        source.delete(newest.object as KubeObject); // triggers a Deleted delta
+      } else {
+        downstream.delete(newest.object as KubeObject);
+        deleted.push(fifo.keyOf(newest.object));
+      }
+    },
+  });
+  const ac = new AbortController();
+  const done = controller.run(ac.signal);
+  for (const name of ["a-hello", "b-controller", "c-framework"]) {
+    source.add({ metadata: { name } });
+  }
+  await eventually(() => deleted.length === 3, "three deletions");
+  ac.abort();
+  await done;
+  assert.deepEqual(deleted.sort(), ["a-hello", "b-controller", "c-framework"]);
+  assert.deepEqual(downstream.list(), []);
+});
+
+Deno.test("newInformer() keeps the store in sync and notifies adds, updates and deletes", async () => {
+  const source = new FakeControllerSource<Pod>();
+  source.add(pod("a"));
+  source.add(pod("b"));
+  const h = recorder();
+  const { store, controller } = newInformer(source, h, {
+    clock: new FakeClock(),
+  });
+  const ac = new AbortController();
+  const done = controller.run(ac.signal);
+  assert.equal(controller.run(ac.signal), done); // never a second loop
+  await eventually(() => controller.hasSynced(), "sync");
+  assert.deepEqual(h.events.sort(), ["add a initial", "add b initial"]);
+  source.modify(pod("a", { spec: { x: 1 } }));
+  source.add(pod("c"));
+  source.delete(pod("b"));
+  await eventually(() => h.events.length === 5, "three more events");
+  assert.deepEqual(h.events.slice(2), ["update a", "add c", "delete b"]);
+  assert.deepEqual(store.listKeys().sort(), ["ns/a", "ns/c"]);
+  assert.deepEqual(store.getByKey("ns/a")?.spec, { x: 1 });
+  assert.equal(controller.lastSyncResourceVersion(), source.resourceVersion());
+  assert.ok(controller.health());
+  ac.abort();
+  await done;
+});
+
+Deno.test("newInformer() reports a missed delete found by a relist as a tombstone, and a relist's new objects as not initial", async () => {
+  const clock = new FakeClock();
+  const source = new FakeControllerSource();
+  source.add(pod("a"));
+  source.add(pod("b"));
+  const h = recorder();
+  const watchErrors: unknown[] = [];
+  const { store, controller } = newInformer(source, h, {
+    clock,
+    watchErrorHandler: (_r, e) => void watchErrors.push(e),
+  });
+  const ac = new AbortController();
+  const done = controller.run(ac.signal);
+  await eventually(() => controller.hasSynced(), "sync");
+  await eventually(() => source.openWatches() === 1, "the watch");
+  source.deleteDropWatch(pod("b"));
+  source.addDropWatch(pod("c"));
+  source.compact(); // the watch cannot resume: 410, then a relist
+  source.breakWatches();
+  await stepUntil(clock, () => h.events.length === 5, "the relist");
+  // a relist reports unchanged objects as updates too (client-go)
+  assert.deepEqual(h.events.slice(2).sort(), [
+    "add c",
+    "tombstone ns/b",
+    "update a",
+  ]);
+  assert.deepEqual(store.listKeys().sort(), ["ns/a", "ns/c"]);
+  assert.ok(watchErrors.length >= 1); // the cut stream, the 410
+  ac.abort();
+  await done;
+});
+
+Deno.test("newInformer() reports a throwing handler and still updates the store", async () => {
+  const source = new FakeControllerSource<Pod>();
+  source.add(pod("a"));
+  const errors: unknown[] = [];
+  const { store, controller } = newInformer(source, {
+    onAdd: () => {
+      throw new Error("handler broke");
+    },
+    onUpdate: () => Promise.reject(new Error("async handler broke")),
+  }, { clock: new FakeClock(), onHandlerError: (e) => void errors.push(e) });
+  const ac = new AbortController();
+  const done = controller.run(ac.signal);
+  await eventually(() => errors.length === 1, "the add error");
+  source.modify(pod("a", { spec: { v: 2 } }));
+  source.add(pod("b"));
+  await eventually(() => errors.length === 3, "the next errors");
+  assert.deepEqual(errors.map((e) => (e as Error).message), [
+    "handler broke",
+    "async handler broke",
+    "handler broke",
+  ]);
+  assert.deepEqual(store.getByKey("ns/a")?.spec, { v: 2 });
+  assert.ok(store.getByKey("ns/b"));
+  ac.abort();
+  await done;
+});
+
+Deno.test("newInformer() awaits an async handler before the next notification", async () => {
+  const source = new FakeControllerSource();
+  for (const n of ["a", "b", "c"]) source.add(pod(n));
+  const log: string[] = [];
+  const { controller } = newInformer(source, {
+    onAdd: async (o) => {
+      log.push(`start ${o.metadata.name}`);
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      log.push(`end ${o.metadata.name}`);
+    },
+  }, { clock: new FakeClock() });
+  const ac = new AbortController();
+  const done = controller.run(ac.signal);
+  await eventually(() => log.length === 6, "three adds");
+  for (let i = 0; i < 6; i += 2) {
+    assert.equal(log[i].replace("start", "end"), log[i + 1]);
+  }
+  ac.abort();
+  await done;
+});
+
+Deno.test("newIndexerInformer() maintains indexes and applies the transform", async () => {
+  const source = new FakeControllerSource();
+  source.add({ metadata: { namespace: "x", name: "a", managedFields: [{}] } });
+  source.add({ metadata: { namespace: "y", name: "b", managedFields: [{}] } });
+  const { indexer, controller } = newIndexerInformer(source, {}, {
+    clock: new FakeClock(),
+    indexers: { [NAMESPACE_INDEX]: metaNamespaceIndexFunc },
+    transform: (o) => {
+      delete o.metadata.managedFields;
+      return o;
+    },
+  });
+  const ac = new AbortController();
+  const done = controller.run(ac.signal);
+  await eventually(() => controller.hasSynced(), "sync");
+  assert.deepEqual(
+    indexer.byIndex(NAMESPACE_INDEX, "x").map((o) => o.metadata.name),
+    ["a"],
+  );
+  assert.equal(indexer.getByKey("y/b")?.metadata.managedFields, undefined);
+  ac.abort();
+  await done;
+});
+
+Deno.test("newInformer() resyncs every resyncPeriod on the clock", async () => {
+  const clock = new FakeClock();
+  const source = new FakeControllerSource();
+  source.add(pod("a"));
+  const h = recorder();
+  const { controller } = newInformer(source, h, {
+    clock,
+    resyncPeriod: 30_000,
+  });
+  const ac = new AbortController();
+  const done = controller.run(ac.signal);
+  await eventually(() => h.events.length === 1, "the add");
+  await eventually(() => source.openWatches() === 1, "the watch");
+  await clock.step(29_999);
+  assert.deepEqual(h.events, ["add a initial"]);
+  await stepUntil(clock, () => h.events.length === 2, "the resync");
+  assert.deepEqual(h.events, ["add a initial", "update a"]);
+  ac.abort();
+  await done;
+});
+
+Deno.test("Controller.run() reports process errors and keeps popping", async () => {
+  const source = new FakeControllerSource();
+  source.add(pod("a"));
+  source.add(pod("b"));
+  const fifo = new DeltaFIFO<KubeObject>({ emitDeltaTypeReplaced: true });
+  const errors: unknown[] = [];
+  const seen: string[] = [];
+  const controller = new Controller<KubeObject>({
+    queue: fifo,
+    listerWatcher: source,
+    clock: new FakeClock(),
+    onProcessError: (e) => void errors.push(e),
+    process: (deltas) => {
+      const o = deltas[0].object as KubeObject;
+      seen.push(o.metadata.name!);
+      if (o.metadata.name === "a") throw new Error("cannot process a");
+    },
+  });
+  const ac = new AbortController();
+  const done = controller.run(ac.signal);
+  await eventually(() => seen.length === 2, "both items");
+  assert.equal(errors.length, 1);
+  assert.equal(controller.hasSynced(), true);
+  ac.abort();
+  await done;
+  assert.equal(fifo.isClosed(), true);
+});
