@@ -1,0 +1,750 @@
+/**
+ * Where the API server is and how to authenticate to it: {@link KubeConfig}
+ * from kubeconfig files (client-go `tools/clientcmd`: KUBECONFIG merged the
+ * way kubectl merges it, then `~/.kube/config`), from inside a pod
+ * (`rest.InClusterConfig`), or from explicit options.
+ *
+ * @module
+ */
+
+import { parseYaml, YamlError } from "./_yaml.ts";
+
+/**
+ * An exec credential plugin (clientcmd `api.ExecConfig`): a command that
+ * prints a `client.authentication.k8s.io` `ExecCredential` with a token or
+ * a client certificate.
+ */
+export interface ExecConfig {
+  /** Command to run; a relative path with a `/` is resolved against the kubeconfig's directory. */
+  command: string;
+  /** Arguments. */
+  args: string[];
+  /** Extra environment variables, added to the process environment. */
+  env: { name: string; value: string }[];
+  /** `client.authentication.k8s.io/v1` or `client.authentication.k8s.io/v1beta1`. */
+  apiVersion: string;
+  /** Shown when the command cannot be found. */
+  installHint?: string;
+  /** Whether to pass the cluster's server and CA to the plugin in `KUBERNETES_EXEC_INFO`. */
+  provideClusterInfo: boolean;
+  /** `Never`, `IfAvailable` or `Always`; kubecache never gives the plugin a terminal. */
+  interactiveMode?: string;
+}
+
+/** How to authenticate; at most one of the token sources is used. */
+export interface AuthConfig {
+  /** A static bearer token. */
+  token?: string;
+  /** A file holding a bearer token, re-read when it changes (a projected service account token). */
+  tokenFile?: string;
+  /** Basic-auth user name. */
+  username?: string;
+  /** Basic-auth password. */
+  password?: string;
+  /** An exec credential plugin. */
+  exec?: ExecConfig;
+}
+
+/** TLS settings of a {@link KubeConfig}; all certificate data is PEM text. */
+export interface TlsConfig {
+  /** PEM CA bundle that verifies the server, in addition to the system roots. */
+  caData?: string;
+  /** PEM client certificate (chain). */
+  certData?: string;
+  /** PEM private key of the client certificate. */
+  keyData?: string;
+  /**
+   * The kubeconfig's `insecure-skip-tls-verify`. Deno cannot turn off
+   * verification per client: the process must run with
+   * `--unsafely-ignore-certificate-errors=<host>`; kubecache only records
+   * the setting and never skips verification on its own.
+   */
+  insecureSkipTlsVerify: boolean;
+}
+
+/** Explicit settings for {@link KubeConfig.fromOptions}. */
+export interface KubeConfigOptions {
+  /** API server URL, e.g. `"https://127.0.0.1:6443"`. */
+  server: string;
+  /** Bearer token. */
+  token?: string;
+  /** File with a bearer token, re-read when it changes. */
+  tokenFile?: string;
+  /** CA certificate: PEM text (base64 of PEM, as in kubeconfig `*-data` fields, is accepted too). */
+  caData?: string;
+  /** Client certificate: PEM text or base64 of it. */
+  certData?: string;
+  /** Client key: PEM text or base64 of it. */
+  keyData?: string;
+  /** See {@link TlsConfig.insecureSkipTlsVerify}. Default false. */
+  insecureSkipTlsVerify?: boolean;
+  /** Default namespace. Default `"default"`. */
+  namespace?: string;
+  /** Basic-auth user name. */
+  username?: string;
+  /** Basic-auth password. */
+  password?: string;
+  /** Exec credential plugin. */
+  exec?: ExecConfig;
+}
+
+/** Options of {@link KubeConfig.fromFile} and {@link KubeConfig.fromYaml}. */
+export interface KubeConfigFileOptions {
+  /** Context to use instead of `current-context`. */
+  context?: string;
+}
+
+/** Options of {@link KubeConfig.inCluster}; paths default to the service account mount. */
+export interface InClusterOptions {
+  /** Default `/var/run/secrets/kubernetes.io/serviceaccount/token`. */
+  tokenPath?: string;
+  /** Default `/var/run/secrets/kubernetes.io/serviceaccount/ca.crt`. */
+  caPath?: string;
+  /** Default `/var/run/secrets/kubernetes.io/serviceaccount/namespace`. */
+  namespacePath?: string;
+}
+
+/**
+ * A kubeconfig that cannot be found, read, parsed or used. `path` names the
+ * file when one is involved; a YAML error is the `cause` (with its line and
+ * column in the message).
+ */
+export class KubeConfigError extends Error {
+  /** The kubeconfig file concerned, if any. */
+  readonly path: string | undefined;
+
+  /**
+   * Create an error.
+   * @param message what went wrong
+   * @param opts the file `path` and the underlying `cause`
+   */
+  constructor(message: string, opts: { path?: string; cause?: unknown } = {}) {
+    super(
+      message,
+      opts.cause === undefined ? undefined : { cause: opts.cause },
+    );
+    this.name = "KubeConfigError";
+    this.path = opts.path;
+  }
+}
+
+const SA_DIR = "/var/run/secrets/kubernetes.io/serviceaccount";
+
+/**
+ * Resolved connection settings for one cluster, user and namespace: the
+ * counterpart of client-go's `rest.Config`. Build one with
+ * {@link KubeConfig.load}, {@link KubeConfig.fromFile},
+ * {@link KubeConfig.inCluster} or {@link KubeConfig.fromOptions}, and hand it
+ * to `new KubeClient(config)`.
+ *
+ * @example Explicit options
+ * ```ts
+ * import { KubeConfig } from "./config.ts";
+ * import assert from "node:assert/strict";
+ * const config = KubeConfig.fromOptions({ server: "https://10.0.0.1:6443/", token: "t", namespace: "apps" });
+ * assert.equal(config.server, "https://10.0.0.1:6443");
+ * assert.equal(config.namespace, "apps");
+ * ```
+ */
+export class KubeConfig {
+  /** API server base URL, without a trailing slash. */
+  readonly server: string;
+  /** Default namespace for namespaced calls that do not name one. */
+  readonly namespace: string;
+  /** The kubeconfig context this came from, if any. */
+  readonly contextName: string | undefined;
+  /** TLS settings. */
+  readonly tls: TlsConfig;
+  /** Authentication settings. */
+  readonly auth: AuthConfig;
+
+  /**
+   * Create a config from resolved parts; prefer the static constructors.
+   * @param init the resolved settings
+   * @throws {KubeConfigError} when the server URL is not http(s) or the TLS settings conflict
+   */
+  constructor(init: {
+    server: string;
+    namespace?: string;
+    contextName?: string;
+    tls?: Partial<TlsConfig>;
+    auth?: AuthConfig;
+  }) {
+    let url: URL;
+    try {
+      url = new URL(init.server);
+    } catch (cause) {
+      throw new KubeConfigError(
+        `Cannot use server URL "${init.server}": not a URL`,
+        { cause },
+      );
+    }
+    if (url.protocol !== "https:" && url.protocol !== "http:") {
+      throw new KubeConfigError(
+        `Cannot use server URL "${init.server}": expected http or https`,
+      );
+    }
+    this.server = init.server.replace(/\/+$/, "");
+    this.namespace = init.namespace || "default";
+    this.contextName = init.contextName;
+    this.tls = { insecureSkipTlsVerify: false, ...init.tls };
+    this.auth = init.auth ?? {};
+    if (this.tls.insecureSkipTlsVerify && this.tls.caData) {
+      // As kubectl: a CA and "insecure" together are a mistake, not a choice.
+      throw new KubeConfigError(
+        "Cannot use a certificate authority together with insecure-skip-tls-verify",
+      );
+    }
+    if (Boolean(this.tls.certData) !== Boolean(this.tls.keyData)) {
+      throw new KubeConfigError(
+        "Cannot use a client certificate without its key, or a key without its certificate",
+      );
+    }
+  }
+
+  /**
+   * Build a config from explicit settings (client-go `rest.Config` literal).
+   * @param opts server, credentials, TLS and namespace
+   * @returns the config
+   * @throws {KubeConfigError} on an invalid URL or conflicting TLS settings
+   */
+  static fromOptions(opts: KubeConfigOptions): KubeConfig {
+    return new KubeConfig({
+      server: opts.server,
+      namespace: opts.namespace,
+      tls: {
+        caData: pem(opts.caData),
+        certData: pem(opts.certData),
+        keyData: pem(opts.keyData),
+        insecureSkipTlsVerify: opts.insecureSkipTlsVerify ?? false,
+      },
+      auth: {
+        token: opts.token,
+        tokenFile: opts.tokenFile,
+        username: opts.username,
+        password: opts.password,
+        exec: opts.exec,
+      },
+    });
+  }
+
+  /**
+   * Load kubeconfig files and resolve a context (clientcmd's loading
+   * rules). With no `path`, the files of `KUBECONFIG` (separated by `:`, or
+   * `;` on Windows) are merged as kubectl merges them — the first file to
+   * define a cluster, user or context name or `current-context` wins,
+   * missing files are skipped — else `~/.kube/config` is read. Relative
+   * paths in a file are resolved against that file's directory.
+   *
+   * @param path a file, or several to merge; default as above
+   * @param opts `context` to use instead of `current-context`
+   * @returns the config of the context
+   * @throws {KubeConfigError} when no file exists, one cannot be read or
+   * parsed (YAML errors name line and column), or the context is incomplete
+   */
+  static fromFile(
+    path?: string | string[],
+    opts: KubeConfigFileOptions = {},
+  ): KubeConfig {
+    const paths = path === undefined
+      ? defaultPaths()
+      : typeof path === "string"
+      ? [path]
+      : path;
+    const files: RawFile[] = [];
+    for (const p of paths) {
+      let text: string;
+      try {
+        text = Deno.readTextFileSync(p);
+      } catch (cause) {
+        // kubectl skips missing files of a KUBECONFIG list.
+        if (cause instanceof Deno.errors.NotFound && paths.length > 1) continue;
+        throw new KubeConfigError(
+          `Cannot read kubeconfig ${p}: ${message(cause)}`,
+          {
+            path: p,
+            cause,
+          },
+        );
+      }
+      files.push(parseFile(text, p));
+    }
+    if (files.length === 0) {
+      throw new KubeConfigError(
+        `Cannot load kubeconfig: none of ${paths.join(", ")} exists`,
+      );
+    }
+    return resolve(mergeFiles(files), opts.context);
+  }
+
+  /**
+   * Parse kubeconfig YAML text and resolve a context. Relative paths are
+   * resolved against the directory of `opts.path` (default: the working
+   * directory).
+   * @param text the kubeconfig YAML
+   * @param opts `context` to use, and `path` the text came from (for messages and relative paths)
+   * @returns the config of the context
+   * @throws {KubeConfigError} when the YAML is invalid or the context incomplete
+   */
+  static fromYaml(
+    text: string,
+    opts: KubeConfigFileOptions & { path?: string } = {},
+  ): KubeConfig {
+    return resolve(
+      mergeFiles([parseFile(text, opts.path ?? "<kubeconfig>")]),
+      opts.context,
+    );
+  }
+
+  /**
+   * The config of a pod's service account (client-go
+   * `rest.InClusterConfig`): `KUBERNETES_SERVICE_HOST`/`_PORT`, the mounted
+   * token (re-read when it changes, as it is rotated), CA and namespace.
+   * @param opts paths of the mounted files
+   * @returns the config
+   * @throws {KubeConfigError} outside a cluster (variables unset) or when the token file is missing
+   */
+  static inCluster(opts: InClusterOptions = {}): KubeConfig {
+    const host = Deno.env.get("KUBERNETES_SERVICE_HOST");
+    const port = Deno.env.get("KUBERNETES_SERVICE_PORT");
+    if (!host || !port) {
+      throw new KubeConfigError(
+        "Cannot load in-cluster config: KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT must be set",
+      );
+    }
+    const tokenPath = opts.tokenPath ?? `${SA_DIR}/token`;
+    try {
+      Deno.statSync(tokenPath);
+    } catch (cause) {
+      throw new KubeConfigError(
+        `Cannot load in-cluster config: cannot read token file ${tokenPath}: ${
+          message(cause)
+        }`,
+        { path: tokenPath, cause },
+      );
+    }
+    const caData = readOptional(opts.caPath ?? `${SA_DIR}/ca.crt`);
+    const namespace = readOptional(opts.namespacePath ?? `${SA_DIR}/namespace`)
+      ?.trim();
+    const hostPart = host.includes(":") ? `[${host}]` : host;
+    return new KubeConfig({
+      server: `https://${hostPart}:${port}`,
+      namespace,
+      tls: { caData },
+      auth: { tokenFile: tokenPath },
+    });
+  }
+
+  /**
+   * The first config that applies (clientcmd's deferred loading): the files
+   * of `KUBECONFIG` when it is set, else `~/.kube/config` when it exists,
+   * else the in-cluster config.
+   * @returns the config
+   * @throws {KubeConfigError} when none applies, or the one that applies is broken
+   */
+  static load(): Promise<KubeConfig> {
+    try {
+      if (Deno.env.get("KUBECONFIG")) {
+        return Promise.resolve(KubeConfig.fromFile());
+      }
+      const home = homeConfig();
+      if (home !== undefined && exists(home)) {
+        return Promise.resolve(KubeConfig.fromFile(home));
+      }
+      if (Deno.env.get("KUBERNETES_SERVICE_HOST")) {
+        return Promise.resolve(KubeConfig.inCluster());
+      }
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    return Promise.reject(
+      new KubeConfigError(
+        "Cannot find a Kubernetes config: KUBECONFIG is unset, ~/.kube/config does not exist and KUBERNETES_SERVICE_HOST is unset",
+      ),
+    );
+  }
+}
+
+// ---- files ----
+
+interface RawCluster {
+  server?: string;
+  caData?: string;
+  caFile?: string;
+  insecure: boolean;
+}
+interface RawUser {
+  auth: AuthConfig;
+  certData?: string;
+  certFile?: string;
+  keyData?: string;
+  keyFile?: string;
+  unsupported?: string;
+}
+interface RawContext {
+  cluster?: string;
+  user?: string;
+  namespace?: string;
+}
+interface RawFile {
+  path: string;
+  clusters: Map<string, RawCluster>;
+  users: Map<string, RawUser>;
+  contexts: Map<string, RawContext>;
+  currentContext?: string;
+}
+
+function defaultPaths(): string[] {
+  const env = Deno.env.get("KUBECONFIG");
+  if (env) {
+    const sep = Deno.build.os === "windows" ? ";" : ":";
+    const list = [...new Set(env.split(sep).filter((p) => p !== ""))];
+    if (list.length > 0) return list;
+  }
+  const home = homeConfig();
+  if (home === undefined) {
+    throw new KubeConfigError(
+      "Cannot find a kubeconfig: KUBECONFIG and HOME are unset",
+    );
+  }
+  return [home];
+}
+
+function homeConfig(): string | undefined {
+  const home = Deno.env.get("HOME") ?? Deno.env.get("USERPROFILE");
+  return home ? `${home}/.kube/config` : undefined;
+}
+
+function exists(path: string): boolean {
+  try {
+    Deno.statSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function readOptional(path: string): string | undefined {
+  try {
+    return Deno.readTextFileSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+function message(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** PEM text as is; base64 of PEM decoded. */
+function pem(data: string | undefined): string | undefined {
+  if (data === undefined || data === "") return undefined;
+  if (data.includes("-----BEGIN")) return data;
+  try {
+    return new TextDecoder().decode(
+      Uint8Array.from(atob(data.replace(/\s+/g, "")), (c) => c.charCodeAt(0)),
+    );
+  } catch (cause) {
+    throw new KubeConfigError(
+      "Cannot decode certificate data: neither PEM nor base64",
+      { cause },
+    );
+  }
+}
+
+function dirOf(path: string): string {
+  const i = path.lastIndexOf("/");
+  return i === -1 ? "." : i === 0 ? "/" : path.slice(0, i);
+}
+
+function resolvePath(base: string, p: string | undefined): string | undefined {
+  if (p === undefined || p === "" || p.startsWith("/")) return p || undefined;
+  if (p.startsWith("~/")) {
+    const home = Deno.env.get("HOME");
+    return home ? `${home}${p.slice(1)}` : p;
+  }
+  return `${dirOf(base)}/${p}`;
+}
+
+/** Reads typed fields out of parsed YAML, naming the field path on errors. */
+class Fields {
+  constructor(
+    readonly file: string,
+    readonly where: string,
+    readonly obj: Record<string, unknown>,
+  ) {}
+
+  static of(file: string, where: string, value: unknown): Fields {
+    if (value === null || value === undefined) {
+      return new Fields(file, where, {});
+    }
+    if (typeof value !== "object" || Array.isArray(value)) {
+      throw new KubeConfigError(
+        `Cannot load kubeconfig ${file}: ${where} must be a mapping`,
+        { path: file },
+      );
+    }
+    return new Fields(file, where, value as Record<string, unknown>);
+  }
+
+  #fail(key: string, expected: string): never {
+    throw new KubeConfigError(
+      `Cannot load kubeconfig ${this.file}: ${this.where}.${key} must be ${expected}`,
+      { path: this.file },
+    );
+  }
+
+  str(key: string): string | undefined {
+    const v = this.obj[key];
+    if (v === undefined || v === null) return undefined;
+    // Plain scalars like 1234 or true are still text to kubeconfig fields.
+    if (typeof v === "number" || typeof v === "boolean") return String(v);
+    if (typeof v !== "string") this.#fail(key, "a string");
+    return v;
+  }
+
+  bool(key: string): boolean {
+    const v = this.obj[key];
+    if (v === undefined || v === null) return false;
+    if (typeof v !== "boolean") this.#fail(key, "true or false");
+    return v;
+  }
+
+  list(key: string): unknown[] {
+    const v = this.obj[key];
+    if (v === undefined || v === null) return [];
+    if (!Array.isArray(v)) this.#fail(key, "a list");
+    return v;
+  }
+
+  sub(key: string): Fields {
+    return Fields.of(this.file, `${this.where}.${key}`, this.obj[key]);
+  }
+
+  has(key: string): boolean {
+    return this.obj[key] !== undefined && this.obj[key] !== null;
+  }
+}
+
+function parseFile(text: string, path: string): RawFile {
+  let doc: unknown;
+  try {
+    doc = parseYaml(text);
+  } catch (cause) {
+    const detail = cause instanceof YamlError ? cause.message : message(cause);
+    throw new KubeConfigError(`Cannot parse kubeconfig ${path}: ${detail}`, {
+      path,
+      cause,
+    });
+  }
+  const root = Fields.of(path, "kubeconfig", doc);
+  const file: RawFile = {
+    path,
+    clusters: new Map(),
+    users: new Map(),
+    contexts: new Map(),
+    currentContext: root.str("current-context") || undefined,
+  };
+  const named = (
+    key: string,
+    inner: string,
+    add: (name: string, f: Fields) => void,
+  ) => {
+    root.list(key).forEach((item, i) => {
+      const entry = Fields.of(path, `${key}[${i}]`, item);
+      const name = entry.str("name");
+      if (!name) {
+        throw new KubeConfigError(
+          `Cannot load kubeconfig ${path}: ${key}[${i}].name must be set`,
+          { path },
+        );
+      }
+      add(name, entry.sub(inner));
+    });
+  };
+  named("clusters", "cluster", (name, c) => {
+    if (file.clusters.has(name)) return;
+    file.clusters.set(name, {
+      server: c.str("server"),
+      caData: c.str("certificate-authority-data"),
+      caFile: resolvePath(path, c.str("certificate-authority")),
+      insecure: c.bool("insecure-skip-tls-verify"),
+    });
+  });
+  named("users", "user", (name, u) => {
+    if (file.users.has(name)) return;
+    file.users.set(name, parseUser(path, u));
+  });
+  named("contexts", "context", (name, c) => {
+    if (file.contexts.has(name)) return;
+    file.contexts.set(name, {
+      cluster: c.str("cluster"),
+      user: c.str("user"),
+      namespace: c.str("namespace"),
+    });
+  });
+  return file;
+}
+
+function parseUser(path: string, u: Fields): RawUser {
+  const user: RawUser = {
+    auth: {
+      token: u.str("token") || undefined,
+      tokenFile: resolvePath(path, u.str("tokenFile")),
+      username: u.str("username"),
+      password: u.str("password"),
+    },
+    certData: u.str("client-certificate-data"),
+    certFile: resolvePath(path, u.str("client-certificate")),
+    keyData: u.str("client-key-data"),
+    keyFile: resolvePath(path, u.str("client-key")),
+  };
+  if (u.has("auth-provider")) {
+    const name = u.sub("auth-provider").str("name") ?? "unknown";
+    user.unsupported =
+      `the auth-provider "${name}" (removed from kubectl; use an exec plugin such as kubelogin or gke-gcloud-auth-plugin)`;
+  } else if (u.has("as") || u.has("as-groups") || u.has("as-uid")) {
+    user.unsupported = "impersonation (as, as-groups, as-uid)";
+  }
+  if (u.has("exec")) user.auth.exec = parseExec(path, u.sub("exec"));
+  return user;
+}
+
+function parseExec(path: string, e: Fields): ExecConfig {
+  const command = e.str("command");
+  if (!command) {
+    throw new KubeConfigError(
+      `Cannot load kubeconfig ${path}: ${e.where}.command must be set`,
+      { path },
+    );
+  }
+  const args = e.list("args").map((a, i) => {
+    if (typeof a === "string") return a;
+    if (typeof a === "number" || typeof a === "boolean") return String(a);
+    throw new KubeConfigError(
+      `Cannot load kubeconfig ${path}: ${e.where}.args[${i}] must be a string`,
+      { path },
+    );
+  });
+  const env = e.list("env").map((item, i) => {
+    const f = Fields.of(path, `${e.where}.env[${i}]`, item);
+    return { name: f.str("name") ?? "", value: f.str("value") ?? "" };
+  });
+  const apiVersion = e.str("apiVersion") ?? "";
+  if (
+    apiVersion !== "client.authentication.k8s.io/v1" &&
+    apiVersion !== "client.authentication.k8s.io/v1beta1"
+  ) {
+    throw new KubeConfigError(
+      `Cannot load kubeconfig ${path}: ${e.where}.apiVersion must be client.authentication.k8s.io/v1 or v1beta1, got "${apiVersion}"`,
+      { path },
+    );
+  }
+  return {
+    // Only a command given as a relative path is resolved (clientcmd does the same).
+    command: command.includes("/") ? resolvePath(path, command)! : command,
+    args,
+    env,
+    apiVersion,
+    installHint: e.str("installHint"),
+    provideClusterInfo: e.bool("provideClusterInfo"),
+    interactiveMode: e.str("interactiveMode"),
+  };
+}
+
+/** Merge files in order: the first to set a name or current-context wins. */
+function mergeFiles(files: RawFile[]): RawFile {
+  const merged: RawFile = {
+    path: files.map((f) => f.path).join(", "),
+    clusters: new Map(),
+    users: new Map(),
+    contexts: new Map(),
+  };
+  for (const f of files) {
+    merged.currentContext ??= f.currentContext;
+    for (const [k, v] of f.clusters) {
+      if (!merged.clusters.has(k)) merged.clusters.set(k, v);
+    }
+    for (const [k, v] of f.users) {
+      if (!merged.users.has(k)) merged.users.set(k, v);
+    }
+    for (const [k, v] of f.contexts) {
+      if (!merged.contexts.has(k)) merged.contexts.set(k, v);
+    }
+  }
+  return merged;
+}
+
+function resolve(file: RawFile, contextName?: string): KubeConfig {
+  const fail = (msg: string): never => {
+    throw new KubeConfigError(`Cannot use kubeconfig ${file.path}: ${msg}`, {
+      path: file.path,
+    });
+  };
+  const name = contextName ?? file.currentContext;
+  if (!name) fail("current-context is not set and no context was given");
+  const ctx = file.contexts.get(name!) ??
+    fail(`context "${name}" does not exist`);
+  if (!ctx.cluster) fail(`context "${name}" names no cluster`);
+  const cluster = file.clusters.get(ctx.cluster!) ??
+    fail(`cluster "${ctx.cluster}" of context "${name}" does not exist`);
+  if (!cluster.server) fail(`cluster "${ctx.cluster}" has no server`);
+  let user: RawUser = { auth: {} };
+  if (ctx.user) {
+    user = file.users.get(ctx.user) ??
+      fail(`user "${ctx.user}" of context "${name}" does not exist`);
+  }
+  if (user.unsupported) {
+    fail(
+      `user "${ctx.user}" uses ${user.unsupported}, which kubecache does not support`,
+    );
+  }
+  const read = (p: string | undefined, what: string) => {
+    if (p === undefined) return undefined;
+    try {
+      return Deno.readTextFileSync(p);
+    } catch (cause) {
+      throw new KubeConfigError(
+        `Cannot read ${what} ${p} of kubeconfig ${file.path}: ${
+          message(cause)
+        }`,
+        { path: file.path, cause },
+      );
+    }
+  };
+  const decode = (data: string | undefined, what: string) => {
+    try {
+      return pem(data);
+    } catch (cause) {
+      throw new KubeConfigError(
+        `Cannot decode ${what} of kubeconfig ${file.path}: not base64`,
+        { path: file.path, cause },
+      );
+    }
+  };
+  try {
+    return new KubeConfig({
+      server: cluster.server!,
+      namespace: ctx.namespace,
+      contextName: name,
+      tls: {
+        caData: decode(cluster.caData, "certificate-authority-data") ??
+          read(cluster.caFile, "certificate-authority"),
+        certData: decode(user.certData, "client-certificate-data") ??
+          read(user.certFile, "client-certificate"),
+        keyData: decode(user.keyData, "client-key-data") ??
+          read(user.keyFile, "client-key"),
+        insecureSkipTlsVerify: cluster.insecure,
+      },
+      auth: user.auth,
+    });
+  } catch (err) {
+    if (err instanceof KubeConfigError && err.path === undefined) {
+      throw new KubeConfigError(
+        `Cannot use context "${name}" of kubeconfig ${file.path}: ${err.message}`,
+        { path: file.path, cause: err },
+      );
+    }
+    throw err;
+  }
+}
