@@ -484,9 +484,11 @@ export class Reflector<T extends KubeObject = KubeObject>
         this.#report(out.error);
         return undefined;
       }
-      // The stream went quiet or ended without the end bookmark: the server
-      // ignores sendInitialEvents. Use list+watch from now on.
-      this.#watchListUnsupported = true;
+      // The stream sent objects but no end bookmark before going quiet or
+      // ending: the server ignores sendInitialEvents, so use list+watch from
+      // now on. An empty stream closed early may just be a dropped
+      // connection: fall back for this cycle only.
+      if (out.stalled || out.events > 0) this.#watchListUnsupported = true;
       return undefined;
     }
     return undefined;
