@@ -1,0 +1,474 @@
+import assert from "node:assert/strict";
+import { FakeClock } from "../testing/fake_clock.ts";
+import { FakeControllerSource } from "../testing/fake_controller_source.ts";
+import type { ResourceEventHandler } from "./controller.ts";
+import { metaNamespaceIndexFunc, NAMESPACE_INDEX } from "./index.ts";
+import { DeletedFinalStateUnknown } from "./keys.ts";
+import { CacheMutationError } from "./mutation_detector.ts";
+import type { KubeObject } from "./object.ts";
+import {
+  newSharedIndexInformer,
+  type SharedIndexInformer,
+  type SharedIndexInformerOptions,
+  waitForCacheSync,
+} from "./shared_informer.ts";
+
+interface Pod extends KubeObject {
+  spec?: { node?: string; v?: number };
+}
+
+function pod(name: string, spec: Pod["spec"] = {}, ns = "ns"): Pod {
+  return { metadata: { namespace: ns, name }, spec };
+}
+
+/** Yield to timers and I/O until `cond` holds; fail instead of hanging. */
+async function eventually(cond: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 1_000; i++) {
+    if (cond()) return;
+    await new Promise((resolve) => setTimeout(resolve, 0));
+  }
+  assert.fail(`Timed out waiting for ${what}`);
+}
+
+/** Step the fake clock (firing backoff timers) until `cond` holds. */
+async function stepUntil(
+  clock: FakeClock,
+  cond: () => boolean,
+  what: string,
+): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    if (cond()) return;
+    await clock.step(1_000);
+  }
+  assert.fail(`Timed out waiting for ${what}`);
+}
+
+function deferred(): { promise: Promise<void>; resolve: () => void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => resolve = r);
+  return { promise, resolve };
+}
+
+/** A handler recording notifications as strings. */
+function recorder(): ResourceEventHandler<Pod> & { events: string[] } {
+  const events: string[] = [];
+  return {
+    events,
+    onAdd: (o, initial) =>
+      void events.push(`add ${o.metadata.name}${initial ? " initial" : ""}`),
+    onUpdate: (_o, n) => void events.push(`update ${n.metadata.name}`),
+    onDelete: (o) =>
+      void events.push(
+        o instanceof DeletedFinalStateUnknown
+          ? `tombstone ${o.key}`
+          : `delete ${o.metadata.name}`,
+      ),
+  };
+}
+
+/** A running informer over a fake source, stopped by `stop()`. */
+function start(
+  source: FakeControllerSource<Pod>,
+  opts: SharedIndexInformerOptions<Pod> = {},
+  before: (informer: SharedIndexInformer<Pod>) => void = () => {},
+) {
+  const clock = opts.clock as FakeClock ?? new FakeClock();
+  const informer = newSharedIndexInformer(source, { ...opts, clock });
+  before(informer);
+  const ac = new AbortController();
+  const done = informer.run(ac.signal);
+  return {
+    informer,
+    clock,
+    done,
+    stop: async () => {
+      ac.abort();
+      await done;
+    },
+  };
+}
+
+Deno.test("SharedIndexInformer delivers initial adds, then changes in order, to every handler", async () => {
+  const source = new FakeControllerSource<Pod>();
+  source.add(pod("a"));
+  source.add(pod("b"));
+  const h1 = recorder();
+  const h2 = recorder();
+  const { informer, stop } = start(source, {}, (i) => {
+    i.addEventHandler(h1);
+    i.addEventHandler(h2);
+  });
+  await eventually(() => informer.hasSynced(), "sync");
+  source.modify(pod("a", { v: 1 }));
+  source.delete(pod("b"));
+  source.add(pod("c"));
+  source.modify(pod("c", { v: 2 }));
+  const expected = [
+    "add a initial",
+    "add b initial",
+    "update a",
+    "delete b",
+    "add c",
+    "update c",
+  ];
+  await eventually(
+    () => h1.events.length === 6 && h2.events.length === 6,
+    "events",
+  );
+  assert.deepEqual(h1.events, expected);
+  assert.deepEqual(h2.events, expected);
+  assert.deepEqual(informer.getStore().listKeys().sort(), ["ns/a", "ns/c"]);
+  assert.equal(informer.getIndexer().getByKey("ns/c")?.spec?.v, 2);
+  assert.equal(informer.lastSyncResourceVersion(), source.resourceVersion());
+  await stop();
+});
+
+Deno.test("SharedIndexInformer: a slow handler blocks neither another handler nor the cache", async () => {
+  const source = new FakeControllerSource<Pod>();
+  const stuck = deferred();
+  let slowCalls = 0;
+  const fast = recorder();
+  const { informer, stop } = start(source, {}, (i) => {
+    i.addEventHandler({
+      onAdd: () => {
+        slowCalls++;
+        return stuck.promise;
+      },
+    });
+    i.addEventHandler(fast);
+  });
+  await eventually(() => informer.hasSynced(), "sync");
+  for (let i = 0; i < 100; i++) source.add(pod(`p${i}`));
+  await eventually(() => fast.events.length === 100, "the fast handler");
+  assert.equal(informer.getStore().list().length, 100);
+  assert.equal(slowCalls, 1);
+  stuck.resolve();
+  await eventually(() => slowCalls === 100, "the slow handler to catch up");
+  await stop();
+});
+
+Deno.test("SharedIndexInformer reports a throwing handler and delivers its next events", async () => {
+  const source = new FakeControllerSource<Pod>();
+  source.add(pod("a"));
+  const errors: { error: unknown; type: string }[] = [];
+  const seen: string[] = [];
+  const { informer, stop } = start(source, {
+    onHandlerError: (error, n) => void errors.push({ error, type: n.type }),
+  }, (i) =>
+    i.addEventHandler({
+      onAdd: (o) => {
+        seen.push(o.metadata.name!);
+        if (o.metadata.name === "a") throw new Error("cannot add a");
+      },
+      onUpdate: () => Promise.reject(new Error("cannot update")),
+    }));
+  await eventually(() => informer.hasSynced(), "sync");
+  source.modify(pod("a", { v: 1 }));
+  source.add(pod("b"));
+  await eventually(() => seen.length === 2, "the add after the failures");
+  assert.deepEqual(seen, ["a", "b"]);
+  assert.deepEqual(errors.map((e) => [e.type, (e.error as Error).message]), [
+    ["add", "cannot add a"],
+    ["update", "cannot update"],
+  ]);
+  await stop();
+});
+
+Deno.test("SharedIndexInformer: a late handler first gets every cached object with isInInitialList", async () => {
+  const source = new FakeControllerSource<Pod>();
+  source.add(pod("a"));
+  source.add(pod("b"));
+  const { informer, stop } = start(source);
+  await eventually(() => informer.hasSynced(), "sync");
+  const gate = deferred();
+  const late = recorder();
+  const reg = informer.addEventHandler({
+    ...late,
+    onAdd: async (o, initial) => {
+      await gate.promise;
+      late.onAdd!(o, initial);
+    },
+  });
+  // registered synchronously, not synced until the initial adds are handled
+  assert.equal(reg.hasSynced(), false);
+  source.add(pod("c"));
+  gate.resolve();
+  await eventually(() => late.events.length === 3, "the late handler");
+  assert.deepEqual(late.events, ["add a initial", "add b initial", "add c"]);
+  assert.equal(reg.hasSynced(), true);
+  await stop();
+});
+
+Deno.test("SharedIndexInformer: registration hasSynced waits for the informer and the handler", async () => {
+  const source = new FakeControllerSource<Pod>();
+  source.add(pod("a"));
+  const gate = deferred();
+  let reg!: ReturnType<SharedIndexInformer<Pod>["addEventHandler"]>;
+  const { informer, stop } = start(source, {}, (i) => {
+    reg = i.addEventHandler({ onAdd: () => gate.promise });
+    assert.equal(reg.hasSynced(), false); // not started
+  });
+  await eventually(() => informer.hasSynced(), "sync");
+  assert.equal(reg.hasSynced(), false); // the add is not handled yet
+  gate.resolve();
+  await eventually(() => reg.hasSynced(), "the registration to sync");
+  await stop();
+});
+
+Deno.test("SharedIndexInformer: a relist's new objects are not initial, missed deletes are tombstones", async () => {
+  const clock = new FakeClock();
+  const source = new FakeControllerSource<Pod>();
+  source.add(pod("a"));
+  source.add(pod("b"));
+  const h = recorder();
+  const { informer, stop } = start(source, {
+    clock,
+  }, (i) => {
+    i.addEventHandler(h);
+    i.setWatchErrorHandler(() => {});
+  });
+  await eventually(
+    () => informer.hasSynced() && source.openWatches() === 1,
+    "the watch",
+  );
+  source.deleteDropWatch(pod("b"));
+  source.addDropWatch(pod("c"));
+  source.compact();
+  source.breakWatches();
+  await stepUntil(clock, () => h.events.length === 5, "the relist");
+  // Unchanged "a" counts as a sync; without resyncs every handler stays
+  // "syncing" and hears of it, as in client-go.
+  assert.deepEqual(h.events.slice(2).sort(), [
+    "add c",
+    "tombstone ns/b",
+    "update a",
+  ]);
+  const health = informer.health()!;
+  assert.ok(health.relists >= 1);
+  assert.ok(health.lastError !== undefined);
+  await stop();
+});
+
+Deno.test("SharedIndexInformer.removeEventHandler() stops delivery to that handler only", async () => {
+  const source = new FakeControllerSource<Pod>();
+  const removed = recorder();
+  const kept = recorder();
+  let reg!: ReturnType<SharedIndexInformer<Pod>["addEventHandler"]>;
+  const { informer, stop } = start(source, {}, (i) => {
+    reg = i.addEventHandler(removed);
+    i.addEventHandler(kept);
+  });
+  await eventually(() => informer.hasSynced(), "sync");
+  source.add(pod("a"));
+  await eventually(() => removed.events.length === 1, "the first add");
+  informer.removeEventHandler(reg);
+  informer.removeEventHandler(reg); // idempotent
+  source.add(pod("b"));
+  await eventually(() => kept.events.length === 2, "the second add");
+  assert.deepEqual(removed.events, ["add a"]);
+  await stop();
+});
+
+// client-go TestListenerResyncPeriods
+Deno.test("SharedIndexInformer resyncs each handler at its own period", async () => {
+  const clock = new FakeClock(0);
+  const source = new FakeControllerSource<Pod>();
+  source.add(pod("a"));
+  source.add(pod("b"));
+  const hs = [recorder(), recorder(), recorder()];
+  const { informer, stop } = start(
+    source,
+    { clock, resyncPeriod: 1_000 },
+    (i) => {
+      i.addEventHandler(hs[0], { resyncPeriod: 0 });
+      i.addEventHandler(hs[1], { resyncPeriod: 2_000 });
+      i.addEventHandler(hs[2], { resyncPeriod: 3_000 });
+    },
+  );
+  await eventually(
+    () =>
+      informer.hasSynced() && hs.every((h) => h.events.length === 2) &&
+      source.openWatches() === 1,
+    "sync",
+  );
+  const syncs = () =>
+    hs.map((h) => h.events.filter((e) => e.startsWith("update")).length);
+  // a marker every handler gets: once all have it, a misrouted sync would be there too
+  let markers = 0;
+  const step = async () => {
+    await clock.step(1_000);
+    source.add(pod(`m${++markers}`));
+    await eventually(
+      () => hs.every((h) => h.events.includes(`add m${markers}`)),
+      "marker",
+    );
+  };
+  await step(); // t=1s
+  assert.deepEqual(syncs(), [0, 0, 0]);
+  // each resync covers every cached object, markers included
+  await step(); // t=2s: listener 2 (a, b, m1)
+  assert.deepEqual(syncs(), [0, 3, 0]);
+  await step(); // t=3s: listener 3 (a, b, m1, m2)
+  assert.deepEqual(syncs(), [0, 3, 4]);
+  await step(); // t=4s: listener 2 again (a, b, m1..m3)
+  assert.deepEqual(syncs(), [0, 8, 4]);
+  await stop();
+});
+
+Deno.test("SharedIndexInformer raises a late handler's resync period to the check period", async () => {
+  const clock = new FakeClock(0);
+  const source = new FakeControllerSource<Pod>();
+  source.add(pod("a"));
+  const { informer, stop } = start(source, { clock, resyncPeriod: 10_000 });
+  await eventually(
+    () => informer.hasSynced() && source.openWatches() === 1,
+    "sync",
+  );
+  const h = recorder();
+  informer.addEventHandler(h, { resyncPeriod: 2_000 });
+  await eventually(() => h.events.length === 1, "the initial add");
+  await clock.step(9_000);
+  source.add(pod("marker"));
+  await eventually(() => h.events.length === 2, "the marker");
+  assert.deepEqual(h.events, ["add a initial", "add marker"]);
+  await stepUntil(clock, () => h.events.includes("update a"), "the resync");
+  assert.ok(clock.now() >= 10_000);
+  await stop();
+});
+
+Deno.test("SharedIndexInformer without a resync period never resyncs", async () => {
+  const clock = new FakeClock(0);
+  const source = new FakeControllerSource<Pod>();
+  source.add(pod("a"));
+  const h = recorder();
+  const { informer, stop } = start(source, { clock }, (i) => {
+    i.addEventHandler(h, { resyncPeriod: 1_000 });
+  });
+  await eventually(
+    () => informer.hasSynced() && source.openWatches() === 1,
+    "sync",
+  );
+  await clock.step(60_000);
+  source.add(pod("marker"));
+  await eventually(() => h.events.length === 2, "the marker");
+  assert.deepEqual(h.events, ["add a initial", "add marker"]);
+  await stop();
+});
+
+Deno.test("SharedIndexInformer applies the transform before caching and notifying", async () => {
+  const source = new FakeControllerSource<Pod>();
+  source.add({ metadata: { namespace: "ns", name: "a", managedFields: [{}] } });
+  const seen: Pod[] = [];
+  const { informer, stop } = start(source, {}, (i) => {
+    i.setTransform((o) => ({
+      ...o,
+      metadata: { ...o.metadata, managedFields: undefined },
+    }));
+    i.addEventHandler({ onAdd: (o) => void seen.push(o) });
+  });
+  await eventually(() => seen.length === 1, "the add");
+  assert.equal(seen[0].metadata.managedFields, undefined);
+  assert.equal(informer.getStore().getByKey("ns/a"), seen[0]);
+  assert.throws(() => informer.setTransform((o) => o), /started/);
+  assert.throws(() => informer.setWatchErrorHandler(() => {}), /started/);
+  await stop();
+});
+
+Deno.test("SharedIndexInformer.addIndexers() works before and after start, not after stop", async () => {
+  const source = new FakeControllerSource<Pod>();
+  source.add(pod("a", { node: "n1" }, "x"));
+  source.add(pod("b", { node: "n2" }, "y"));
+  const { informer, stop } = start(source, {}, (i) => {
+    i.addIndexers({ [NAMESPACE_INDEX]: metaNamespaceIndexFunc });
+  });
+  await eventually(() => informer.hasSynced(), "sync");
+  assert.deepEqual(informer.getIndexer().indexKeys(NAMESPACE_INDEX, "x"), [
+    "x/a",
+  ]);
+  informer.addIndexers({ node: (o) => o.spec?.node ? [o.spec.node] : [] });
+  assert.deepEqual(informer.getIndexer().indexKeys("node", "n2"), ["y/b"]);
+  source.add(pod("c", { node: "n2" }, "x"));
+  await eventually(
+    () => informer.getIndexer().indexKeys("node", "n2").length === 2,
+    "the new index entry",
+  );
+  assert.throws(() => informer.addIndexers({ node: () => [] }));
+  await stop();
+  assert.throws(() => informer.addIndexers({ other: () => [] }), /stopped/);
+});
+
+Deno.test("SharedIndexInformer.run() runs once; a stopped informer takes no handlers", async () => {
+  const source = new FakeControllerSource<Pod>();
+  const { informer, done, stop } = start(source);
+  assert.equal(informer.run(new AbortController().signal), done);
+  assert.equal(informer.isStopped(), false);
+  await stop();
+  assert.equal(informer.isStopped(), true);
+  assert.throws(() => informer.addEventHandler({}), /stopped/);
+  await informer.run(new AbortController().signal); // resolves at once
+  assert.equal(source.openWatches(), 0);
+});
+
+Deno.test("SharedIndexInformer[Symbol.asyncDispose]() stops and waits", async () => {
+  const source = new FakeControllerSource<Pod>();
+  source.add(pod("a"));
+  let informer!: SharedIndexInformer<Pod>;
+  {
+    await using i = newSharedIndexInformer(source, { clock: new FakeClock() });
+    informer = i;
+    void i.run(new AbortController().signal);
+    await eventually(() => i.hasSynced() && source.openWatches() === 1, "sync");
+  }
+  assert.equal(informer.isStopped(), true);
+  assert.equal(source.openWatches(), 0);
+  // never run: disposal just marks it stopped
+  const idle = newSharedIndexInformer(source);
+  await idle[Symbol.asyncDispose]();
+  assert.equal(idle.isStopped(), true);
+});
+
+Deno.test("SharedIndexInformer with detectMutations rejects when a handler mutates a cached object", async () => {
+  const clock = new FakeClock();
+  const source = new FakeControllerSource<Pod>();
+  source.add(pod("a", { v: 1 }));
+  const informer = newSharedIndexInformer(source, {
+    clock,
+    detectMutations: true,
+  });
+  informer.addEventHandler({
+    onAdd: (o) => {
+      o.spec!.v = 2; // forbidden
+    },
+  });
+  const done = informer.run(new AbortController().signal);
+  const rejected = assert.rejects(done, CacheMutationError);
+  await eventually(
+    () => informer.getStore().getByKey("ns/a")?.spec?.v === 2,
+    "the mutation",
+  );
+  await clock.step(1_000);
+  await rejected;
+  assert.equal(informer.isStopped(), true);
+});
+
+Deno.test("waitForCacheSync() polls every 100 ms on the clock and stops on abort", async () => {
+  const clock = new FakeClock();
+  let synced = false;
+  let checks = 0;
+  const ac = new AbortController();
+  const waiting = waitForCacheSync({ signal: ac.signal, clock }, () => {
+    checks++;
+    return synced;
+  }, () => true);
+  assert.equal(checks, 1); // checked at once
+  await clock.step(100);
+  assert.equal(checks, 2);
+  synced = true;
+  await clock.step(99);
+  assert.equal(checks, 2);
+  await clock.step(1);
+  assert.equal(await waiting, true);
+  const never = waitForCacheSync({ signal: ac.signal, clock }, () => false);
+  ac.abort();
+  assert.equal(await never, false);
+});
