@@ -196,8 +196,9 @@ export class DemoWorkload {
 
   /**
    * Create the initial, settled cluster. Called once; later calls do
-   * nothing. Objects are backdated (creationTimestamp hours to days before
-   * the clock's now) so ages look like a real cluster's.
+   * nothing. Objects carry creationTimestamps hours to days before the
+   * clock's now, which a target that keeps them shows as realistic ages
+   * (`FakeApiServer`, like the apiserver, stamps its own).
    */
   populate(): void {
     if (this.#populated) return;
@@ -364,7 +365,7 @@ export class DemoWorkload {
 
   #deletePod(state: PodState): void {
     const { namespace, name } = state.pod.metadata;
-    this.#target.delete(Pods, namespace, name!);
+    this.#target.delete(Pods, namespace ?? "", name!);
     this.#pods.delete(keyOf(state.pod));
   }
 

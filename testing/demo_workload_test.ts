@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { DemoWorkload, type DemoWorkloadTarget } from "./demo_workload.ts";
 import { FakeClock } from "./fake_clock.ts";
 import type { KubeObject } from "../cache/object.ts";
-import type { ResourceType } from "../client/resources.ts";
+import { Pods, type ResourceType } from "../client/resources.ts";
+import { FakeApiServer } from "./fake_api_server.ts";
 
 const START = Date.UTC(2025, 5, 1, 12, 0, 0);
 
@@ -13,7 +14,7 @@ class MemoryTarget implements DemoWorkloadTarget {
   #rv = 0;
 
   #key(type: ResourceType, ns: string | undefined, name: string): string {
-    return `${type.resource}/${ns ?? ""}/${name}`;
+    return `${type.resource}/${ns || ""}/${name}`;
   }
 
   create(type: ResourceType, obj: KubeObject): KubeObject {
@@ -44,7 +45,7 @@ class MemoryTarget implements DemoWorkloadTarget {
     return stored;
   }
 
-  delete(type: ResourceType, ns: string | undefined, name: string): unknown {
+  delete(type: ResourceType, ns: string, name: string): unknown {
     const key = this.#key(type, ns, name);
     if (!this.objects.delete(key)) throw new Error(`Not found: ${key}`);
     this.log.push(`DELETED ${key}`);
@@ -222,4 +223,23 @@ Deno.test("DemoWorkload constructor rejects bad options", () => {
     () => new DemoWorkload(target, { workers: 0 }),
     /workers must be at least 1, got 0/,
   );
+});
+
+Deno.test("DemoWorkload drives a FakeApiServer that serves its objects over HTTP", async () => {
+  const clock = new FakeClock(START);
+  await using server = await FakeApiServer.start({ clock });
+  const workload = new DemoWorkload(server, { clock, seed: 11 });
+  for (let i = 0; i < 30; i++) workload.tick();
+  const res = await fetch(`${server.url}/api/v1/pods`);
+  const list = await res.json() as { items: PodLike[] };
+  assert.ok(list.items.length >= 15);
+  assert.deepEqual(
+    list.items.map((p) => p.metadata.name).sort(),
+    server.list(Pods).map((p) => p.metadata.name).sort(),
+  );
+  const ns = await (await fetch(`${server.url}/api/v1/namespaces`)).json();
+  const names = ns.items.map((n: KubeObject) => n.metadata.name);
+  for (const n of ["default", "shop", "payments", "batch", "monitoring"]) {
+    assert.ok(names.includes(n), n);
+  }
 });

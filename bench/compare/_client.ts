@@ -1,0 +1,215 @@
+/**
+ * Benchmark client process: syncs every pod of a bench server with one
+ * implementation, then measures heap per object after a forced GC and the
+ * rate of watch events delivered to a no-op handler. Prints one JSON line.
+ *
+ * Usage: deno run -A --v8-flags=--expose-gc bench/compare/_client.ts
+ *          --impl raw|kubecache|kubecache-transform|client-node
+ *          --url URL --control URL --pods N --events E
+ *
+ * @module
+ */
+
+import { KubeClient } from "../../client/rest.ts";
+import { KubeConfig } from "../../client/config.ts";
+import { listWatch } from "../../client/list_watch.ts";
+import { Pods } from "../../client/resources.ts";
+import { newSharedIndexInformer } from "../../cache/shared_informer.ts";
+import type { KubeObject } from "../../cache/object.ts";
+
+interface Handlers {
+  add(): void;
+  update(): void;
+}
+
+/** Starts an implementation; returns a function that stops it. */
+type Impl = (
+  url: string,
+  h: Handlers,
+  signal: AbortSignal,
+) => Promise<() => Promise<void> | void>;
+
+function arg(name: string): string {
+  const i = Deno.args.indexOf(name);
+  if (i < 0) throw new Error(`Missing flag ${name}`);
+  return Deno.args[i + 1];
+}
+
+const keyOf = (o: KubeObject) => `${o.metadata.namespace}/${o.metadata.name}`;
+
+/**
+ * The raw baseline: fetch the pages, JSON.parse, Map.set; read the watch
+ * stream, split lines, JSON.parse, Map.set. Nothing else.
+ */
+const raw: Impl = (url, h, signal) => {
+  const map = new Map<string, KubeObject>();
+  const run = async () => {
+    let cont = "";
+    let rv = "";
+    do {
+      const q = new URLSearchParams({ limit: "500" });
+      if (cont) q.set("continue", cont);
+      const res = await fetch(`${url}/api/v1/pods?${q}`, { signal });
+      const page = JSON.parse(await res.text());
+      rv ||= page.metadata.resourceVersion;
+      for (const item of page.items) {
+        map.set(keyOf(item), item);
+        h.add();
+      }
+      cont = page.metadata.continue ?? "";
+    } while (cont);
+    const q = new URLSearchParams({
+      watch: "1",
+      resourceVersion: rv,
+      allowWatchBookmarks: "true",
+    });
+    const res = await fetch(`${url}/api/v1/pods?${q}`, { signal });
+    let tail = "";
+    for await (
+      const chunk of res.body!.pipeThrough(new TextDecoderStream())
+    ) {
+      const buf = tail + chunk;
+      let start = 0;
+      for (let nl = buf.indexOf("\n"); nl >= 0; nl = buf.indexOf("\n", start)) {
+        const ev = JSON.parse(buf.slice(start, nl));
+        start = nl + 1;
+        if (ev.type === "DELETED") map.delete(keyOf(ev.object));
+        else if (ev.type !== "BOOKMARK") {
+          map.set(keyOf(ev.object), ev.object);
+          if (ev.type === "MODIFIED") h.update();
+        }
+      }
+      tail = buf.slice(start);
+    }
+  };
+  run().catch((e) => {
+    if (!signal.aborted) throw e;
+  });
+  return Promise.resolve(() => {});
+};
+
+/** kubecache: a SharedIndexInformer over KubeClient, optionally with a transform. */
+function kubecache(transform: boolean): Impl {
+  return (url, h, signal) => {
+    const client = new KubeClient(KubeConfig.fromOptions({ server: url }));
+    const informer = newSharedIndexInformer(listWatch(client, Pods), {
+      transform: transform
+        ? (obj: KubeObject) => {
+          delete obj.metadata.managedFields;
+          return obj;
+        }
+        : undefined,
+    });
+    informer.addEventHandler({
+      onAdd: () => h.add(),
+      onUpdate: () => h.update(),
+    });
+    const done = informer.run(signal);
+    return Promise.resolve(async () => {
+      await done;
+      await client.close();
+    });
+  };
+}
+
+/** @kubernetes/client-node's makeInformer (ListWatch + ObjectCache). */
+const clientNode: Impl = async (url, h) => {
+  // Dev-only comparison target, deliberately not in deno.json imports.
+  // deno-lint-ignore no-import-prefix
+  const k8s = await import("npm:@kubernetes/client-node@2");
+  const kc = new k8s.KubeConfig();
+  kc.loadFromOptions({
+    clusters: [{ name: "bench", server: url, skipTLSVerify: true }],
+    users: [{ name: "bench" }],
+    contexts: [{ name: "bench", cluster: "bench", user: "bench" }],
+    currentContext: "bench",
+  });
+  const api = kc.makeApiClient(k8s.CoreV1Api);
+  const informer = k8s.makeInformer(
+    kc,
+    "/api/v1/pods",
+    () => api.listPodForAllNamespaces(),
+  );
+  informer.on("add", () => h.add());
+  informer.on("update", () => h.update());
+  informer.on("error", (err: unknown) => {
+    console.error(`client-node informer error: ${err}`);
+    Deno.exit(3);
+  });
+  await informer.start();
+  return () => informer.stop();
+};
+
+const IMPLS: Record<string, Impl> = {
+  raw,
+  kubecache: kubecache(false),
+  "kubecache-transform": kubecache(true),
+  "client-node": clientNode,
+};
+
+async function collect(): Promise<number> {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (!gc) throw new Error("Run with --v8-flags=--expose-gc");
+  for (let i = 0; i < 3; i++) {
+    gc();
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  return Deno.memoryUsage().heapUsed;
+}
+
+function deferred(): { promise: Promise<void>; resolve: () => void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+async function main(): Promise<void> {
+  const impl = IMPLS[arg("--impl")];
+  const url = arg("--url");
+  const control = arg("--control");
+  const pods = Number(arg("--pods"));
+  const events = Number(arg("--events"));
+  const synced = deferred();
+  const watched = deferred();
+  let added = 0;
+  let updated = 0;
+  let firstEventAt = 0;
+  let lastEventAt = 0;
+  const h: Handlers = {
+    add() {
+      if (++added === pods) synced.resolve();
+    },
+    update() {
+      updated++;
+      if (updated === 1) firstEventAt = performance.now();
+      if (updated === events) {
+        lastEventAt = performance.now();
+        watched.resolve();
+      }
+    },
+  };
+  const base = await collect();
+  const controller = new AbortController();
+  const t0 = performance.now();
+  const stop = await impl(url, h, controller.signal);
+  await synced.promise;
+  const syncMs = performance.now() - t0;
+  const heap = (await collect()) - base;
+  const res = await fetch(`${control}/modify?count=${events}`);
+  await res.body?.cancel();
+  await watched.promise;
+  const eventsPerSec = (events - 1) / ((lastEventAt - firstEventAt) / 1000);
+  console.log(JSON.stringify({
+    impl: arg("--impl"),
+    pods,
+    syncMs: Math.round(syncMs),
+    bytesPerObject: Math.round(heap / pods),
+    eventsPerSec: Math.round(eventsPerSec),
+    rssMB: Math.round(Deno.memoryUsage().rss / 2 ** 20),
+  }));
+  controller.abort();
+  await Promise.race([stop(), new Promise((r) => setTimeout(r, 2000))]);
+  Deno.exit(0);
+}
+
+await main();

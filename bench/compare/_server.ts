@@ -1,0 +1,106 @@
+/**
+ * Benchmark server process: a FakeApiServer holding N realistic pods (about
+ * 4 KB of JSON each, managedFields included), plus a control endpoint that
+ * makes it write watch events on demand. Runs in its own process so the
+ * clients' heap measurements see only their own objects.
+ *
+ * Usage: deno run -A bench/compare/_server.ts --pods 10000
+ * Prints one JSON line `{"url", "control"}` on stdout once ready.
+ *
+ * @module
+ */
+
+import { FakeApiServer } from "../../testing/fake_api_server.ts";
+import { Namespaces, Pods } from "../../client/resources.ts";
+import type { KubeObject } from "../../cache/object.ts";
+import {
+  makePod,
+  Rng,
+  running,
+  scheduled,
+} from "../../testing/_demo_objects.ts";
+
+const NAMESPACES = 20;
+
+function flag(name: string, fallback: number): number {
+  const i = Deno.args.indexOf(name);
+  return i >= 0 ? Number(Deno.args[i + 1]) : fallback;
+}
+
+const count = flag("--pods", 10_000);
+const historyLimit = flag("--history", 250_000);
+const server = await FakeApiServer.start({ port: 0, historyLimit });
+const rng = new Rng(7);
+const now = Date.now();
+for (let n = 0; n < NAMESPACES; n++) {
+  server.create(Namespaces, {
+    apiVersion: "v1",
+    kind: "Namespace",
+    metadata: { name: `bench-${n}` },
+  });
+}
+const pods: KubeObject[] = [];
+for (let i = 0; i < count; i++) {
+  const app = `app-${i % 500}`;
+  const hash = `${app}-5d8f9c7b6${i % 10}`;
+  let pod = makePod({
+    namespace: `bench-${i % NAMESPACES}`,
+    owner: hash,
+    ownerKind: "ReplicaSet",
+    ownerUid: "4b6f8a52-0c1d-4e2f-9a3b-5c6d7e8f9a0b",
+    app,
+    image: `registry.example/team/${app}:1.${i % 7}.0`,
+    hash: "5d8f9c7b6" + (i % 10),
+    createdMs: now - 3_600_000,
+    rng,
+  });
+  pod = running(scheduled(pod, `node-${i % 50}`, now - 3_500_000), {
+    nowMs: now - 3_400_000,
+    ready: true,
+    rng,
+  });
+  pods.push(server.create(Pods, pod));
+}
+// The history would otherwise replay every create to a watch that starts
+// at an old RV; the benchmark's watches start at their list's RV anyway.
+server.compact();
+
+let seq = 0;
+const control = Deno.serve({
+  hostname: "127.0.0.1",
+  port: 0,
+  onListen: () => {},
+}, (req) => {
+  const url = new URL(req.url);
+  if (url.pathname === "/modify") {
+    // Write `count` MODIFIED events back to back, as a busy cluster would.
+    const n = Number(url.searchParams.get("count") ?? 1000);
+    for (let k = 0; k < n; k++) {
+      const i = (seq++) % pods.length;
+      const cur = pods[i];
+      pods[i] = server.update(Pods, {
+        ...cur,
+        metadata: {
+          ...cur.metadata,
+          annotations: {
+            ...cur.metadata.annotations,
+            "bench/seq": String(seq),
+          },
+        },
+      });
+    }
+    return new Response(JSON.stringify({ rv: server.resourceVersion() }));
+  }
+  return new Response("not found", { status: 404 });
+});
+
+const addr = control.addr as Deno.NetAddr;
+console.log(JSON.stringify({
+  url: server.url,
+  control: `http://127.0.0.1:${addr.port}`,
+}));
+
+// Run until stdin closes (the orchestrator ends us by closing it).
+for await (const _ of Deno.stdin.readable) { /* wait */ }
+await control.shutdown();
+await server.close();

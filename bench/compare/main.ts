@@ -1,0 +1,163 @@
+/**
+ * Side-by-side comparison: the same FakeApiServer workload served to
+ * kubecache's informer, to @kubernetes/client-node's makeInformer and to a
+ * raw baseline (fetch pages, JSON.parse, Map.set; split the watch stream,
+ * JSON.parse, Map.set). Each client runs in its own process against a
+ * server process, one at a time, so heap figures are each client's own.
+ *
+ * Usage: deno task bench:compare [--sizes 10000,50000,100000]
+ *          [--huge 300000] [--events 20000]
+ *          [--impls raw,kubecache,kubecache-transform,client-node]
+ *
+ * Prints a Markdown table: initial sync time, heap bytes per object after
+ * a forced GC, watch events/s to a no-op handler, each also as a ratio to
+ * the raw baseline. `--huge N` adds one N-pod run of kubecache and the
+ * baseline (client-node is known to fail well before 300k pods).
+ *
+ * @module
+ */
+
+interface Result {
+  impl: string;
+  pods: number;
+  syncMs?: number;
+  bytesPerObject?: number;
+  eventsPerSec?: number;
+  rssMB?: number;
+  error?: string;
+}
+
+function option(name: string, fallback: string): string {
+  const i = Deno.args.indexOf(name);
+  return i >= 0 ? Deno.args[i + 1] : fallback;
+}
+
+const here = new URL(".", import.meta.url);
+const sizes = option("--sizes", "10000,50000,100000").split(",").map(Number);
+const huge = Number(option("--huge", "300000"));
+const events = Number(option("--events", "20000"));
+const impls = option("--impls", "raw,kubecache,kubecache-transform,client-node")
+  .split(",");
+const timeoutMs = Number(option("--timeout", "600000"));
+const HEAP = "--max-old-space-size=16384";
+
+async function withServer<T>(
+  pods: number,
+  fn: (url: string, control: string) => Promise<T>,
+): Promise<T> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "-A",
+      `--v8-flags=${HEAP}`,
+      new URL("_server.ts", here).pathname,
+      "--pods",
+      String(pods),
+      "--history",
+      String(events * 2),
+    ],
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let text = "";
+  while (!text.includes("\n")) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`Bench server for ${pods} pods exited early`);
+    text += value;
+  }
+  const { url, control } = JSON.parse(text.split("\n")[0]);
+  try {
+    return await fn(url, control);
+  } finally {
+    await child.stdin.close();
+    reader.releaseLock();
+    await child.stdout.cancel();
+    await child.status;
+  }
+}
+
+async function runClient(
+  impl: string,
+  pods: number,
+  url: string,
+  control: string,
+): Promise<Result> {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "-A",
+      `--v8-flags=--expose-gc,${HEAP}`,
+      new URL("_client.ts", here).pathname,
+      "--impl",
+      impl,
+      "--url",
+      url,
+      "--control",
+      control,
+      "--pods",
+      String(pods),
+      "--events",
+      String(events),
+    ],
+    stdout: "piped",
+    stderr: "piped",
+    signal: AbortSignal.timeout(timeoutMs),
+  }).output();
+  const stdout = new TextDecoder().decode(out.stdout).trim();
+  const line = stdout.split("\n").findLast((l) => l.startsWith("{"));
+  if (out.success && line) return JSON.parse(line);
+  const stderr = new TextDecoder().decode(out.stderr).trim().split("\n");
+  const reason = stderr.findLast((l) => /error/i.test(l)) ?? stderr.at(-1) ??
+    `exit code ${out.code}`;
+  return { impl, pods, error: reason.slice(0, 160) };
+}
+
+const ratio = (a?: number, b?: number) =>
+  a !== undefined && b !== undefined && b > 0 ? `${(a / b).toFixed(2)}×` : "";
+
+function table(results: Result[]): string {
+  const lines = [
+    "| pods | implementation | initial sync | vs raw | heap bytes/object | vs raw | watch events/s | vs raw |",
+    "| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+  ];
+  for (const r of results) {
+    const base = results.find((b) => b.impl === "raw" && b.pods === r.pods);
+    if (r.error) {
+      lines.push(
+        `| ${r.pods} | ${r.impl} | failed: ${
+          r.error.replaceAll("|", "/")
+        } | | | | | |`,
+      );
+      continue;
+    }
+    lines.push(
+      `| ${r.pods} | ${r.impl} | ${r.syncMs} ms | ${
+        ratio(r.syncMs, base?.syncMs)
+      } | ${r.bytesPerObject} | ${
+        ratio(r.bytesPerObject, base?.bytesPerObject)
+      } | ${r.eventsPerSec} | ${ratio(r.eventsPerSec, base?.eventsPerSec)} |`,
+    );
+  }
+  return lines.join("\n");
+}
+
+const results: Result[] = [];
+const runs: [number, string[]][] = sizes.map((n) => [n, impls]);
+if (huge > 0) {
+  runs.push([huge, impls.filter((i) => i !== "client-node")]);
+}
+for (const [pods, which] of runs) {
+  await withServer(pods, async (url, control) => {
+    for (const impl of which) {
+      const r = await runClient(impl, pods, url, control);
+      console.error(JSON.stringify(r));
+      results.push(r);
+    }
+  });
+}
+console.log(
+  `\n${events} watch events per run; Deno ${Deno.version.deno}, ${navigator.hardwareConcurrency} cores\n`,
+);
+console.log(table(results));
