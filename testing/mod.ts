@@ -8,3 +8,4 @@
 export * from "./fake_clock.ts";
 export * from "./demo_workload.ts";
 export * from "./fake_controller_source.ts";
+export * from "./fake_api_server.ts";

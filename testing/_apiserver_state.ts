@@ -1,0 +1,398 @@
+/**
+ * The write path of the fake API server (the registry's create, update and
+ * delete strategies, reduced): server-set metadata (uid, resourceVersion,
+ * creationTimestamp, generation), optimistic concurrency, no-op updates that
+ * keep the resourceVersion, finalizers, and namespace deletion. Internal to
+ * `FakeApiServer`; both HTTP handlers and the direct state methods use it.
+ *
+ * @module
+ */
+
+import type { KubeObject, ObjectMeta } from "../cache/object.ts";
+import type { Clock } from "../cache/clock.ts";
+import type { ResourceType } from "../client/resources.ts";
+import {
+  deepFreeze,
+  type Entry,
+  History,
+  type HistoryEvent,
+  Table,
+} from "./_apiserver_store.ts";
+import {
+  alreadyExists,
+  badRequest,
+  conflict,
+  invalid,
+  notFound,
+} from "./_apiserver_status.ts";
+
+const NAME_RE =
+  /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const NAME_HELP =
+  "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
+const GENERATE_ALPHABET = "bcdfghjklmnpqrstvwxz2456789";
+
+/** The key of an object in its table. */
+export function keyOf(namespace: string, name: string): string {
+  return namespace === "" ? name : `${namespace}/${name}`;
+}
+
+/** RFC 3339 time with second precision, as metav1.Time marshals. */
+export function rfc3339(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
+}
+
+/** Result of a delete: the deleted (or finalizing) object. */
+export interface DeleteResult {
+  /** The object as last stored (with the deletion RV when removed). */
+  entry: Entry;
+  /** False when finalizers keep the object (deletionTimestamp set). */
+  removed: boolean;
+}
+
+/** All tables, the global resourceVersion and the event history. */
+export class Cluster {
+  readonly history: History;
+  readonly #clock: Clock;
+  readonly #tables: Table[] = [];
+  #rv = 0;
+  #namespaces: Table | undefined;
+
+  constructor(types: readonly ResourceType[], opts: {
+    historyLimit: number;
+    clock: Clock;
+  }) {
+    this.history = new History(opts.historyLimit);
+    this.#clock = opts.clock;
+    for (const t of types) {
+      const table = new Table(t);
+      this.#tables.push(table);
+      if (t.group === "" && t.resource === "namespaces") {
+        this.#namespaces = table;
+      }
+    }
+  }
+
+  /** Every table, in registration order. */
+  get tables(): readonly Table[] {
+    return this.#tables;
+  }
+
+  /** Current global resourceVersion. */
+  get rv(): number {
+    return this.#rv;
+  }
+
+  /** The table of a type (matched by group, version and resource). */
+  table(type: ResourceType): Table {
+    const t = this.find(type.group, type.version, type.resource);
+    if (!t) {
+      throw new TypeError(
+        `Cannot use resource type ${type.resource}.${
+          type.group || "core"
+        }/${type.version}: it is not registered with this FakeApiServer`,
+      );
+    }
+    return t;
+  }
+
+  /** The table serving group/version/resource, if any. */
+  find(group: string, version: string, resource: string): Table | undefined {
+    return this.#tables.find((t) =>
+      t.type.group === group && t.type.version === version &&
+      t.type.resource === resource
+    );
+  }
+
+  /** Whether a namespace exists (true when namespaces are not served). */
+  namespaceExists(name: string): boolean {
+    return !this.#namespaces || this.#namespaces.get(name) !== undefined;
+  }
+
+  /** Forget all history (and list snapshots). */
+  compact(): void {
+    this.history.compact(this.#rv);
+    for (const t of this.#tables) t.forgetSnapshots();
+  }
+
+  /**
+   * Create an object. `namespace` (from the URL) wins over the object's;
+   * namespaced objects default to "default".
+   * @throws {StatusError} AlreadyExists, Invalid
+   */
+  create(table: Table, input: KubeObject, namespace?: string): Entry {
+    const src = clone(input);
+    const meta: ObjectMeta = src.metadata ?? {};
+    const kind = table.type.kind;
+    let name = meta.name ?? "";
+    if (name === "" && meta.generateName) {
+      name = meta.generateName + randomSuffix();
+    }
+    if (name === "") {
+      throw invalid(kind, "", [{
+        field: "metadata.name",
+        message: "Required value: name or generateName is required",
+        reason: "FieldValueRequired",
+      }]);
+    }
+    validateName(kind, name);
+    const ns = table.type.namespaced
+      ? (namespace || meta.namespace || "default")
+      : "";
+    const key = keyOf(ns, name);
+    if (table.get(key)) throw alreadyExists(table.type.resource, name);
+    const rv = ++this.#rv;
+    const out: ObjectMeta = { name };
+    if (meta.generateName) out.generateName = meta.generateName;
+    if (ns !== "") out.namespace = ns;
+    out.uid = crypto.randomUUID();
+    out.resourceVersion = String(rv);
+    if (table.type.group !== "") out.generation = 1;
+    out.creationTimestamp = rfc3339(this.#clock.now());
+    copyUserMeta(meta, out);
+    const obj = assemble(table, out, src);
+    if (table === this.#namespaces) namespaceDefaults(obj, name);
+    const entry = this.#entry(ns, name, rv, obj);
+    table.put(entry);
+    this.#record(table, "ADDED", entry, undefined);
+    return entry;
+  }
+
+  /**
+   * Replace an object (PUT). A set resourceVersion must match the stored one.
+   * An update that changes nothing keeps the stored version and emits no event.
+   * @throws {StatusError} NotFound, Conflict, BadRequest
+   */
+  update(
+    table: Table,
+    input: KubeObject,
+    opts: { namespace?: string; name?: string; statusOnly?: boolean } = {},
+  ): Entry {
+    const src = clone(input);
+    const meta: ObjectMeta = src.metadata ?? {};
+    const name = opts.name ?? meta.name ?? "";
+    if (opts.name !== undefined && meta.name && meta.name !== opts.name) {
+      throw badRequest(
+        `the name of the object (${meta.name}) does not match the name on the URL (${opts.name})`,
+      );
+    }
+    const ns = table.type.namespaced
+      ? (opts.namespace || meta.namespace || "default")
+      : "";
+    const old = table.get(keyOf(ns, name));
+    if (!old) throw notFound(table.type.resource, name);
+    if (meta.resourceVersion && meta.resourceVersion !== String(old.rv)) {
+      throw conflict(table.type.resource, name);
+    }
+    const oldMeta = old.obj.metadata;
+    let body: Record<string, unknown> = src as unknown as Record<
+      string,
+      unknown
+    >;
+    let userMeta: ObjectMeta = meta;
+    if (opts.statusOnly) {
+      // The status subresource changes status only.
+      body = { ...(old.obj as unknown as Record<string, unknown>) };
+      body.status = (src as unknown as Record<string, unknown>).status;
+      userMeta = oldMeta;
+    }
+    const out: ObjectMeta = { name };
+    if (oldMeta.generateName) out.generateName = oldMeta.generateName;
+    if (ns !== "") out.namespace = ns;
+    out.uid = oldMeta.uid;
+    out.resourceVersion = String(old.rv);
+    if (oldMeta.generation !== undefined) out.generation = oldMeta.generation;
+    out.creationTimestamp = oldMeta.creationTimestamp;
+    if (oldMeta.deletionTimestamp) {
+      out.deletionTimestamp = oldMeta.deletionTimestamp;
+      out.deletionGracePeriodSeconds = oldMeta.deletionGracePeriodSeconds;
+    }
+    copyUserMeta(userMeta, out);
+    const next = assemble(
+      table,
+      out,
+      body as unknown as KubeObject,
+    ) as unknown as Record<string, unknown>;
+    const prev = old.obj as unknown as Record<string, unknown>;
+    if (JSON.stringify(next) === JSON.stringify(prev)) return old;
+    if (
+      out.generation !== undefined &&
+      !sameExceptMetaStatus(next, prev)
+    ) out.generation++;
+    if (out.deletionTimestamp && !(out.finalizers?.length)) {
+      // The last finalizer is gone: the object goes away.
+      return this.#remove(table, old, next as unknown as KubeObject).entry;
+    }
+    const rv = ++this.#rv;
+    out.resourceVersion = String(rv);
+    const entry = this.#entry(ns, name, rv, next as unknown as KubeObject);
+    table.put(entry);
+    this.#record(table, "MODIFIED", entry, old);
+    return entry;
+  }
+
+  /**
+   * Delete an object; with finalizers it only gets a deletionTimestamp.
+   * Deleting a namespace deletes every object in it.
+   * @throws {StatusError} NotFound, Conflict (stale precondition)
+   */
+  delete(
+    table: Table,
+    namespace: string,
+    name: string,
+    preconditions: { resourceVersion?: string; uid?: string } = {},
+  ): DeleteResult {
+    const ns = table.type.namespaced ? namespace : "";
+    const old = table.get(keyOf(ns, name));
+    if (!old) throw notFound(table.type.resource, name);
+    if (
+      (preconditions.resourceVersion &&
+        preconditions.resourceVersion !== String(old.rv)) ||
+      (preconditions.uid && preconditions.uid !== old.obj.metadata.uid)
+    ) throw conflict(table.type.resource, name);
+    const now = rfc3339(this.#clock.now());
+    if (old.obj.metadata.finalizers?.length) {
+      if (old.obj.metadata.deletionTimestamp) {
+        return { entry: old, removed: false };
+      }
+      const obj = clone(old.obj);
+      obj.metadata.deletionTimestamp = now;
+      obj.metadata.deletionGracePeriodSeconds = 0;
+      const rv = ++this.#rv;
+      obj.metadata.resourceVersion = String(rv);
+      const entry = this.#entry(ns, name, rv, obj);
+      table.put(entry);
+      this.#record(table, "MODIFIED", entry, old);
+      return { entry, removed: false };
+    }
+    let last: KubeObject = old.obj;
+    if (table === this.#namespaces) {
+      this.#deleteNamespaceContents(name);
+      last = clone(old.obj);
+      last.metadata.deletionTimestamp = now;
+      (last as unknown as { status: unknown }).status = {
+        phase: "Terminating",
+      };
+    }
+    return this.#remove(table, old, last);
+  }
+
+  #deleteNamespaceContents(ns: string): void {
+    for (const t of this.#tables) {
+      if (!t.type.namespaced) continue;
+      const keys = t.sorted().filter((e) => e.namespace === ns);
+      for (const e of keys) this.#remove(t, e, e.obj);
+    }
+  }
+
+  #remove(table: Table, old: Entry, last: KubeObject): DeleteResult {
+    const rv = ++this.#rv;
+    const obj = clone(last);
+    obj.metadata.resourceVersion = String(rv);
+    const entry = this.#entry(old.namespace, old.name, rv, obj);
+    table.remove(old.key);
+    this.#record(table, "DELETED", entry, old);
+    return { entry, removed: true };
+  }
+
+  #entry(ns: string, name: string, rv: number, obj: KubeObject): Entry {
+    return {
+      key: keyOf(ns, name),
+      namespace: ns,
+      name,
+      rv,
+      obj: deepFreeze(obj),
+    };
+  }
+
+  #record(
+    table: Table,
+    type: HistoryEvent["type"],
+    entry: Entry,
+    prev: Entry | undefined,
+  ): void {
+    const ev: HistoryEvent = { rv: entry.rv, type, table, entry, prev };
+    table.lastRV = entry.rv;
+    this.history.push(ev);
+    for (const sink of table.sinks) sink.event(ev);
+  }
+}
+
+function clone<T>(v: T): T {
+  return JSON.parse(JSON.stringify(v));
+}
+
+function randomSuffix(): string {
+  let s = "";
+  for (let i = 0; i < 5; i++) {
+    s +=
+      GENERATE_ALPHABET[Math.floor(Math.random() * GENERATE_ALPHABET.length)];
+  }
+  return s;
+}
+
+function validateName(kind: string, name: string): void {
+  if (name.length > 253 || !NAME_RE.test(name)) {
+    throw invalid(kind, name, [{
+      field: "metadata.name",
+      message: `Invalid value: "${name}": ${NAME_HELP}`,
+    }]);
+  }
+}
+
+// User-settable metadata, in the apiserver's field order.
+const USER_META: (keyof ObjectMeta)[] = [
+  "labels",
+  "annotations",
+  "ownerReferences",
+  "finalizers",
+  "managedFields",
+];
+
+function copyUserMeta(from: ObjectMeta, to: ObjectMeta): void {
+  for (const k of USER_META) {
+    const v = from[k];
+    const empty = v === undefined || v === null ||
+      (Array.isArray(v) && v.length === 0) ||
+      (typeof v === "object" && !Array.isArray(v) &&
+        Object.keys(v as object).length === 0);
+    if (!empty) (to as Record<string, unknown>)[k] = v;
+  }
+}
+
+/** `{kind, apiVersion, metadata, ...rest}` in that key order. */
+function assemble(table: Table, meta: ObjectMeta, src: KubeObject): KubeObject {
+  const out: Record<string, unknown> = {
+    kind: table.type.kind,
+    apiVersion: table.apiVersion,
+    metadata: meta,
+  };
+  for (const [k, v] of Object.entries(src)) {
+    if (k !== "kind" && k !== "apiVersion" && k !== "metadata") out[k] = v;
+  }
+  return out as unknown as KubeObject;
+}
+
+function namespaceDefaults(obj: KubeObject, name: string): void {
+  const o = obj as unknown as {
+    spec?: { finalizers?: string[] };
+    status?: { phase?: string };
+  };
+  obj.metadata.labels = {
+    ...obj.metadata.labels,
+    "kubernetes.io/metadata.name": name,
+  };
+  o.spec = { finalizers: ["kubernetes"], ...o.spec };
+  o.status = { phase: "Active", ...o.status };
+}
+
+function sameExceptMetaStatus(
+  a: Record<string, unknown>,
+  b: Record<string, unknown>,
+): boolean {
+  const strip = (o: Record<string, unknown>) => {
+    const { metadata: _m, status: _s, ...rest } = o;
+    return JSON.stringify(rest);
+  };
+  return strip(a) === strip(b);
+}

@@ -1,0 +1,234 @@
+/**
+ * Status bodies exactly as kube-apiserver writes them (apimachinery
+ * `pkg/api/errors`), and the error type the fake server's internals throw to
+ * turn into an HTTP response. Internal to `FakeApiServer`.
+ *
+ * @module
+ */
+
+import type { Status, StatusDetails } from "../cache/object.ts";
+import { StatusError } from "../client/rest.ts";
+
+/** Build a failure Status (field order as the apiserver writes it). */
+export function failure(
+  code: number,
+  reason: string,
+  message: string,
+  details?: StatusDetails,
+): Status {
+  const s: Status = {
+    kind: "Status",
+    apiVersion: "v1",
+    metadata: {},
+    status: "Failure",
+    message,
+    reason,
+  };
+  if (details) s.details = details;
+  s.code = code;
+  return s;
+}
+
+/** A thrown Status: the internals throw it, the HTTP layer writes it. */
+export function statusError(status: Status): StatusError {
+  return new StatusError(status);
+}
+
+/** 404 NotFound for an object (`configmaps "x" not found`). */
+export function notFound(resource: string, name: string): StatusError {
+  return statusError(
+    failure(404, "NotFound", `${resource} "${name}" not found`, {
+      name,
+      kind: resource,
+    }),
+  );
+}
+
+/** 404 for a path the server does not serve (a Status, not text). */
+export function noSuchResource(): StatusError {
+  return statusError(
+    failure(
+      404,
+      "NotFound",
+      "the server could not find the requested resource",
+      {},
+    ),
+  );
+}
+
+/** 409 AlreadyExists on create. */
+export function alreadyExists(resource: string, name: string): StatusError {
+  return statusError(
+    failure(409, "AlreadyExists", `${resource} "${name}" already exists`, {
+      name,
+      kind: resource,
+    }),
+  );
+}
+
+/** 409 Conflict on a stale resourceVersion. */
+export function conflict(resource: string, name: string): StatusError {
+  return statusError(
+    failure(
+      409,
+      "Conflict",
+      `Operation cannot be fulfilled on ${resource} "${name}": the object has been modified; please apply your changes to the latest version and try again`,
+      { name, kind: resource },
+    ),
+  );
+}
+
+/** 400 BadRequest with a message and no details. */
+export function badRequest(message: string): StatusError {
+  return statusError(failure(400, "BadRequest", message));
+}
+
+/** 422 Invalid for an object field. */
+export function invalid(
+  kind: string,
+  name: string,
+  causes: { field: string; message: string; reason?: string }[],
+): StatusError {
+  const text = causes.map((c) => `${c.field}: ${c.message}`).join(", ");
+  return statusError(
+    failure(422, "Invalid", `${kind} "${name}" is invalid: ${text}`, {
+      name,
+      kind,
+      causes: causes.map((c) => ({
+        reason: c.reason ?? "FieldValueInvalid",
+        message: c.message,
+        field: c.field,
+      })),
+    }),
+  );
+}
+
+/** 422 Invalid for ListOptions (resourceVersionMatch and friends). */
+export function invalidListOptions(
+  causes: { field: string; message: string; reason: string }[],
+): StatusError {
+  const parts = causes.map((c) => `${c.field}: ${c.message}`);
+  const text = parts.length === 1 ? parts[0] : `[${parts.join(", ")}]`;
+  return statusError(
+    failure(422, "Invalid", `ListOptions.meta.k8s.io "" is invalid: ${text}`, {
+      group: "meta.k8s.io",
+      kind: "ListOptions",
+      causes: causes.map((c) => ({
+        reason: c.reason,
+        message: c.message,
+        field: c.field,
+      })),
+    }),
+  );
+}
+
+/** 410 Expired for a list at a compacted resourceVersion. */
+export function listTooOld(): StatusError {
+  return statusError(
+    failure(
+      410,
+      "Expired",
+      "The resourceVersion for the provided list is too old.",
+    ),
+  );
+}
+
+/** 410 Expired for a continue token older than the history window. */
+export function continueTooOld(newToken: string): StatusError {
+  const s = failure(
+    410,
+    "Expired",
+    "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.",
+  );
+  s.metadata = { continue: newToken };
+  return statusError(s);
+}
+
+/** The Status inside a watch ERROR event for a too old resourceVersion. */
+export function watchTooOld(rv: number, oldest: number): Status {
+  return failure(
+    410,
+    "Expired",
+    `too old resource version: ${rv} (${oldest})`,
+  );
+}
+
+/** 504 Timeout "Too large resource version" (ResourceVersionTooLarge cause). */
+export function tooLargeResourceVersion(
+  requested: number | string,
+  current: number | string,
+): Status {
+  return failure(
+    504,
+    "Timeout",
+    `Timeout: Too large resource version: ${requested}, current: ${current}`,
+    {
+      causes: [{
+        reason: "ResourceVersionTooLarge",
+        message: "Too large resource version",
+      }],
+      retryAfterSeconds: 1,
+    },
+  );
+}
+
+/** The default body of an injected failure with an HTTP status code. */
+export function defaultFaultStatus(
+  code: number,
+  retryAfterSeconds?: number,
+): Status {
+  const details = retryAfterSeconds === undefined
+    ? undefined
+    : { retryAfterSeconds };
+  switch (code) {
+    case 429:
+      return failure(
+        429,
+        "TooManyRequests",
+        "Too many requests, please try again later.",
+        details ?? {},
+      );
+    case 500:
+      return failure(500, "InternalError", "Internal error occurred", details);
+    case 503:
+      return failure(
+        503,
+        "ServiceUnavailable",
+        "The server is currently unable to handle the request",
+        details,
+      );
+    case 504: {
+      const s = tooLargeResourceVersion("unknown", "unknown");
+      if (retryAfterSeconds !== undefined) {
+        s.details!.retryAfterSeconds = retryAfterSeconds;
+      }
+      return s;
+    }
+    case 401:
+      return failure(401, "Unauthorized", "Unauthorized");
+    case 403:
+      return failure(403, "Forbidden", "Forbidden", details);
+    case 404:
+      return failure(
+        404,
+        "NotFound",
+        "the server could not find the requested resource",
+        details ?? {},
+      );
+    case 409:
+      return failure(409, "Conflict", "Conflict", details);
+    case 410:
+      return failure(
+        410,
+        "Expired",
+        "The resourceVersion for the provided list is too old.",
+      );
+    default:
+      return failure(
+        code,
+        code >= 500 ? "InternalError" : "BadRequest",
+        `Injected failure with status ${code}`,
+        details,
+      );
+  }
+}

@@ -1,0 +1,363 @@
+/**
+ * {@link FakeApiServer}: an in-process Kubernetes API server for tests,
+ * demos and benchmarks — a real HTTP(S) server on 127.0.0.1 that speaks
+ * kube-apiserver's list/watch/CRUD protocol for any registered resource
+ * type, with discovery good enough for kubectl, a bounded watch history,
+ * and fault injection.
+ *
+ * @module
+ */
+
+import { type Clock, realClock } from "../cache/clock.ts";
+import type { KubeObject } from "../cache/object.ts";
+import {
+  BUILTIN_RESOURCE_TYPES,
+  Namespaces,
+  type ResourceType,
+} from "../client/resources.ts";
+import { FakeApiServerFaults, faultState } from "./_apiserver_faults.ts";
+import {
+  handle,
+  type RequestRecord,
+  type ServerContext,
+} from "./_apiserver_http.ts";
+import { Cluster, keyOf } from "./_apiserver_state.ts";
+import { namespaceRange } from "./_apiserver_store.ts";
+import type { Watch } from "./_apiserver_watch.ts";
+
+export { FakeApiServerFaults } from "./_apiserver_faults.ts";
+export type { FailNextOptions, SplitMode } from "./_apiserver_faults.ts";
+export type { RequestRecord } from "./_apiserver_http.ts";
+
+/** TLS material of a {@link FakeApiServer}, all PEM. */
+export interface FakeApiServerTlsOptions {
+  /** Server certificate chain (PEM). */
+  cert: string;
+  /** Server private key (PEM). */
+  key: string;
+  /**
+   * CA (PEM) that client certificates must chain to. When set, requests
+   * must present a client certificate signed by it.
+   */
+  ca?: string;
+}
+
+/** Options of {@link FakeApiServer.start}. */
+export interface FakeApiServerOptions {
+  /** TCP port on 127.0.0.1; 0 (the default) picks a free one. */
+  port?: number;
+  /** Serve HTTPS with this certificate and key. */
+  tls?: FakeApiServerTlsOptions;
+  /**
+   * Bearer token every request must carry. Other tokens get 401
+   * Unauthorized; requests without one get 403 Forbidden except on
+   * /healthz, /livez, /readyz and /version.
+   */
+  token?: string;
+  /** Resource types served. Default: the built-in types of `client/resources.ts`. */
+  resources?: readonly ResourceType[];
+  /**
+   * Events kept for watch replay (the watch cache window). A watch from an
+   * older resourceVersion gets a 410 Expired ERROR event; an exact list or
+   * continue token that old gets HTTP 410. Default 10 000.
+   */
+  historyLimit?: number;
+  /** Period of BOOKMARK events on watches that allow them, in ms. Default 60 000. */
+  bookmarkInterval?: number;
+  /**
+   * Clock of the server's timers (bookmarks, watch timeouts, latency) and
+   * of creationTimestamps. Default: the wall clock. A `FakeClock` makes
+   * them deterministic.
+   */
+  clock?: Clock;
+}
+
+const INITIAL_NAMESPACES = [
+  "default",
+  "kube-system",
+  "kube-public",
+  "kube-node-lease",
+];
+
+/**
+ * An in-process fake kube-apiserver over real HTTP on 127.0.0.1 (the
+ * embedded cluster of kubecache's tests and demo; plays the part of
+ * client-go's `FakeControllerSource` at the wire level, like kube-rs'
+ * mock apiserver).
+ *
+ * It serves `/api/v1` and `/apis/<group>/<version>` for every registered
+ * {@link ResourceType}, namespaced or cluster-scoped, with discovery
+ * (`/api`, `/apis`, `/version`) for kubectl, health endpoints (`/healthz`,
+ * `/readyz`, `/livez`), and kube-apiserver's semantics:
+ *
+ * - one global, increasing resourceVersion; lists at RV unset, `"0"`,
+ *   exact, `resourceVersionMatch`; `limit` + `continue` with
+ *   `remainingItemCount`; label and field selectors (`metadata.name`,
+ *   `metadata.namespace`, per-kind fields such as pods' `spec.nodeName`);
+ * - create (uid, creationTimestamp, generation; 409 AlreadyExists),
+ *   update with optimistic concurrency (409 Conflict), merge, JSON,
+ *   strategic-merge and apply patches, delete (the object or a Status);
+ *   an update that changes nothing keeps the resourceVersion;
+ * - watch streams of newline-delimited JSON from a resourceVersion,
+ *   replaying the bounded history; too old → a 200 stream carrying an ERROR
+ *   event with a 410 Expired Status; BOOKMARKs; `timeoutSeconds`;
+ *   `sendInitialEvents=true` + `resourceVersionMatch=NotOlderThan`.
+ *
+ * Objects handed out by the direct state methods are the stored ones,
+ * deep-frozen: copy before changing them.
+ *
+ * @example Start, write, list over HTTP
+ * ```ts
+ * import { FakeApiServer } from "./fake_api_server.ts";
+ * import { ConfigMaps } from "../client/resources.ts";
+ * import assert from "node:assert/strict";
+ *
+ * await using server = await FakeApiServer.start();
+ * server.create(ConfigMaps, { metadata: { name: "a", namespace: "default" } });
+ * const res = await fetch(`${server.url}/api/v1/namespaces/default/configmaps`);
+ * const list = await res.json();
+ * assert.equal(list.kind, "ConfigMapList");
+ * assert.deepEqual(list.items.map((o: { metadata: { name: string } }) => o.metadata.name), ["a"]);
+ * ```
+ */
+export class FakeApiServer implements AsyncDisposable {
+  /** Base URL, e.g. `http://127.0.0.1:34567` (no trailing slash). */
+  readonly url: string;
+  /** Fault injection: failures, closed and stalled watches, split writes, latency. */
+  readonly faults: FakeApiServerFaults;
+  /** Every request received, in order, failed ones included. */
+  readonly requests: RequestRecord[];
+  readonly #cluster: Cluster;
+  readonly #server: Deno.HttpServer<Deno.NetAddr>;
+  readonly #closing: AbortController;
+  readonly #watches: Set<Watch>;
+  readonly #pauses: Map<ReturnType<typeof setTimeout>, () => void>;
+  #closed: Promise<void> | undefined;
+
+  private constructor(parts: {
+    url: string;
+    faults: FakeApiServerFaults;
+    requests: RequestRecord[];
+    cluster: Cluster;
+    server: Deno.HttpServer<Deno.NetAddr>;
+    closing: AbortController;
+    watches: Set<Watch>;
+    pauses: Map<ReturnType<typeof setTimeout>, () => void>;
+  }) {
+    this.url = parts.url;
+    this.faults = parts.faults;
+    this.requests = parts.requests;
+    this.#cluster = parts.cluster;
+    this.#server = parts.server;
+    this.#closing = parts.closing;
+    this.#watches = parts.watches;
+    this.#pauses = parts.pauses;
+  }
+
+  /**
+   * Start a server listening on 127.0.0.1.
+   * @param opts port, TLS, token, resource types, history size, bookmark period, clock
+   * @returns the running server; close it with `close()` or `await using`
+   * @throws {RangeError} when `historyLimit` or `bookmarkInterval` is negative or not finite
+   */
+  // deno-lint-ignore require-await
+  static async start(
+    opts: FakeApiServerOptions = {},
+  ): Promise<FakeApiServer> {
+    const historyLimit = opts.historyLimit ?? 10_000;
+    const bookmarkInterval = opts.bookmarkInterval ?? 60_000;
+    if (!Number.isInteger(historyLimit) || historyLimit < 0) {
+      throw new RangeError(
+        `Cannot start FakeApiServer with historyLimit ${historyLimit}: expected an integer >= 0`,
+      );
+    }
+    if (!(bookmarkInterval > 0) || !Number.isFinite(bookmarkInterval)) {
+      throw new RangeError(
+        `Cannot start FakeApiServer with bookmarkInterval ${bookmarkInterval}: expected a finite number of ms > 0`,
+      );
+    }
+    if (opts.tls?.ca !== undefined) {
+      throw new TypeError(
+        "Cannot start FakeApiServer with tls.ca: client certificate verification is not supported by Deno.serve",
+      );
+    }
+    const clock = opts.clock ?? realClock;
+    const cluster = new Cluster(opts.resources ?? BUILTIN_RESOURCE_TYPES, {
+      historyLimit,
+      clock,
+    });
+    const nsTable = cluster.find(
+      Namespaces.group,
+      Namespaces.version,
+      Namespaces.resource,
+    );
+    if (nsTable) {
+      for (const name of INITIAL_NAMESPACES) {
+        cluster.create(nsTable, { metadata: { name } });
+      }
+    }
+    const closing = new AbortController();
+    const watches = new Set<Watch>();
+    const pauses = new Map<ReturnType<typeof setTimeout>, () => void>();
+    const faults = new FakeApiServerFaults(() => watches);
+    const requests: RequestRecord[] = [];
+    const ctx: ServerContext = {
+      cluster,
+      faults: faultState(faults),
+      clock,
+      token: opts.token,
+      bookmarkInterval,
+      watches,
+      requests,
+      closing: closing.signal,
+      pause: () => pause(pauses),
+      host: "",
+    };
+    const serveOpts = {
+      hostname: "127.0.0.1",
+      port: opts.port ?? 0,
+      onListen: () => {},
+      ...(opts.tls ? { cert: opts.tls.cert, key: opts.tls.key } : {}),
+    };
+    const server = Deno.serve(serveOpts, (req) => handle(ctx, req));
+    const addr = server.addr;
+    ctx.host = `${addr.hostname}:${addr.port}`;
+    const scheme = opts.tls ? "https" : "http";
+    return new FakeApiServer({
+      url: `${scheme}://${addr.hostname}:${addr.port}`,
+      faults,
+      requests,
+      cluster,
+      server,
+      closing,
+      watches,
+      pauses,
+    });
+  }
+
+  /** The port the server listens on. */
+  get port(): number {
+    return this.#server.addr.port;
+  }
+
+  /**
+   * Create an object directly (no HTTP), as a POST would: server-set
+   * metadata, a new resourceVersion, an ADDED event. A namespaced object
+   * without a namespace goes to "default"; the namespace need not exist.
+   * @returns the stored object (frozen)
+   * @throws {StatusError} 409 AlreadyExists, 422 Invalid (bad name)
+   * @throws {TypeError} when the type is not served by this server
+   */
+  create<T extends KubeObject>(type: ResourceType<T>, obj: T): T {
+    return this.#cluster.create(this.#cluster.table(type), obj).obj as T;
+  }
+
+  /**
+   * Replace an object directly, as a PUT would. A set
+   * `metadata.resourceVersion` must be the stored one; an update that
+   * changes nothing returns the stored object unchanged (no event).
+   * @returns the stored object (frozen)
+   * @throws {StatusError} 404 NotFound, 409 Conflict (stale resourceVersion)
+   * @throws {TypeError} when the type is not served by this server
+   */
+  update<T extends KubeObject>(type: ResourceType<T>, obj: T): T {
+    return this.#cluster.update(this.#cluster.table(type), obj).obj as T;
+  }
+
+  /**
+   * Delete an object directly, as a DELETE would (an object with finalizers
+   * only gets a deletionTimestamp; a namespace takes its objects with it).
+   * @param namespace `""` for cluster-scoped types
+   * @returns the object as last stored (for a removed object, at the deletion's resourceVersion)
+   * @throws {StatusError} 404 NotFound
+   * @throws {TypeError} when the type is not served by this server
+   */
+  delete<T extends KubeObject>(
+    type: ResourceType<T>,
+    namespace: string,
+    name: string,
+  ): T {
+    return this.#cluster.delete(this.#cluster.table(type), namespace, name)
+      .entry.obj as T;
+  }
+
+  /**
+   * The stored object, or undefined.
+   * @param namespace `""` for cluster-scoped types
+   * @throws {TypeError} when the type is not served by this server
+   */
+  get<T extends KubeObject>(
+    type: ResourceType<T>,
+    namespace: string,
+    name: string,
+  ): T | undefined {
+    const table = this.#cluster.table(type);
+    const ns = type.namespaced ? namespace : "";
+    return table.get(keyOf(ns, name))?.obj as T | undefined;
+  }
+
+  /**
+   * The stored objects of a type, sorted by namespace and name.
+   * @param namespace only this namespace; unset or `""` for all
+   * @throws {TypeError} when the type is not served by this server
+   */
+  list<T extends KubeObject>(type: ResourceType<T>, namespace = ""): T[] {
+    const arr = this.#cluster.table(type).sorted();
+    const [s, e] = namespaceRange(arr, type.namespaced ? namespace : "");
+    const out: T[] = [];
+    for (let i = s; i < e; i++) out.push(arr[i].obj as T);
+    return out;
+  }
+
+  /** The current global resourceVersion (of the latest write). */
+  resourceVersion(): string {
+    return String(this.#cluster.rv);
+  }
+
+  /**
+   * Forget all event history (like an etcd compaction plus a watch cache
+   * restart): watches, exact lists and continue tokens older than the
+   * current resourceVersion now get 410 Expired.
+   */
+  compact(): void {
+    this.#cluster.compact();
+  }
+
+  /**
+   * Stop the server: end every open watch stream, cancel pending timers,
+   * and wait for the HTTP server to finish. Idempotent.
+   */
+  close(): Promise<void> {
+    return this.#closed ??= this.#shutdown();
+  }
+
+  /** Same as {@link FakeApiServer.close}. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+
+  async #shutdown(): Promise<void> {
+    this.#closing.abort();
+    for (const w of [...this.#watches]) w.close();
+    for (const [id, resolve] of this.#pauses) {
+      clearTimeout(id);
+      resolve();
+    }
+    this.#pauses.clear();
+    await this.#server.shutdown();
+    await this.#server.finished;
+  }
+}
+
+/** A 1 ms pause between split writes, released early on close. */
+function pause(
+  pauses: Map<ReturnType<typeof setTimeout>, () => void>,
+): Promise<void> {
+  return new Promise((resolve) => {
+    const id = setTimeout(() => {
+      pauses.delete(id);
+      resolve();
+    }, 1);
+    pauses.set(id, resolve);
+  });
+}
