@@ -24,3 +24,4 @@ export * from "./undelta_store.ts";
 export * from "./expiration_cache.ts";
 export * from "./controller.ts";
 export * from "./shared_informer.ts";
+export * from "./factory.ts";
