@@ -9,3 +9,5 @@ export * from "./resources.ts";
 export * from "./list_watch.ts";
 export * from "./rest.ts";
 export * from "./watch.ts";
+export * from "./config.ts";
+export * from "./auth.ts";

@@ -7,7 +7,22 @@
  * @module
  */
 
-import type { Status, StatusDetails } from "../cache/object.ts";
+import { type Clock, realClock } from "../cache/clock.ts";
+import type {
+  ListOptions,
+  ObjectList,
+  WatchEvent,
+} from "../cache/listwatch.ts";
+import type { KubeObject, Status, StatusDetails } from "../cache/object.ts";
+import {
+  type Authenticator,
+  createHttpClient,
+  newAuthenticator,
+} from "./auth.ts";
+import type { KubeConfig } from "./config.ts";
+import type { ResourceClient, ResourceRequestOptions } from "./list_watch.ts";
+import { apiVersionOf, type ResourceType } from "./resources.ts";
+import { decodeWatch } from "./watch.ts";
 
 /**
  * An error answered by the API server (apimachinery `errors.StatusError`):
@@ -359,4 +374,589 @@ export function isTimeout(err: unknown): boolean {
 export function isServerError(err: unknown): boolean {
   const e = asStatusError(err);
   return e !== undefined && e.code >= 500 && e.reason !== "Timeout";
+}
+
+// ---- KubeClient ----
+
+/** Options of a {@link KubeClient}. */
+export interface KubeClientOptions {
+  /**
+   * Default time limit of one request in ms: until the whole response of a
+   * get/list/create/update/patch/delete, until the response headers of a
+   * watch (the stream itself lasts as long as the server's
+   * `timeoutSeconds`). 0 disables it. Default 30 000.
+   */
+  timeoutMs?: number;
+  /** Clock for the request timeouts and exec credential expiry. Default the real clock. */
+  clock?: Clock;
+  /** Authenticator to use instead of the one the config asks for. */
+  authenticator?: Authenticator;
+  /** `User-Agent` header. Default `kubecache/<version> (Deno)`. */
+  userAgent?: string;
+}
+
+/** Per-call options every {@link KubeClient} method takes. */
+export interface CallOptions {
+  /** Aborts the request; the call rejects with `signal.reason`. */
+  signal?: AbortSignal;
+  /** Time limit of this call in ms, overriding the client's `timeoutMs`. */
+  timeoutMs?: number;
+}
+
+/** Options of {@link KubeClient.get}. */
+export interface GetOptions extends CallOptions {
+  /** Namespace of a namespaced object; default the config's namespace. */
+  namespace?: string;
+}
+
+/** Options of {@link KubeClient.list} and {@link KubeClient.watch}. */
+export interface ListCallOptions extends ResourceRequestOptions {
+  /** Time limit in ms, overriding the client's `timeoutMs`. */
+  timeoutMs?: number;
+}
+
+/** Options of {@link KubeClient.create} and {@link KubeClient.update}. */
+export interface WriteOptions extends CallOptions {
+  /** Namespace; default the object's `metadata.namespace`, then the config's namespace. */
+  namespace?: string;
+  /** Validate and answer without persisting (`dryRun=All`). */
+  dryRun?: boolean;
+  /** Name of the actor making the change (`fieldManager`). */
+  fieldManager?: string;
+}
+
+/** How a patch body is interpreted (the request's content type). */
+export type PatchType = "merge" | "json" | "strategic" | "apply";
+
+/** Options of {@link KubeClient.patch}. */
+export interface PatchOptions extends CallOptions {
+  /** `merge` (RFC 7386), `json` (RFC 6902), `strategic` (built-in types only) or `apply` (server-side apply). */
+  patchType: PatchType;
+  /** Namespace of a namespaced object; default the config's namespace. */
+  namespace?: string;
+  /** Validate and answer without persisting. */
+  dryRun?: boolean;
+  /** Field manager; required by the server for `apply`, where it defaults to `"kubecache"`. */
+  fieldManager?: string;
+  /** Server-side apply: take ownership of conflicting fields. */
+  force?: boolean;
+}
+
+/** Options of {@link KubeClient.delete} (apimachinery `metav1.DeleteOptions`). */
+export interface DeleteOptions extends CallOptions {
+  /** Namespace of a namespaced object; default the config's namespace. */
+  namespace?: string;
+  /** What happens to dependents. */
+  propagationPolicy?: "Orphan" | "Background" | "Foreground";
+  /** Seconds of graceful termination; 0 deletes at once. */
+  gracePeriodSeconds?: number;
+  /** Delete only if the object still has this uid / resourceVersion. */
+  preconditions?: { uid?: string; resourceVersion?: string };
+  /** Validate and answer without persisting. */
+  dryRun?: boolean;
+}
+
+/** Options of {@link KubeClient.request}. */
+export interface RawRequestOptions extends CallOptions {
+  /** Query parameters. */
+  query?: URLSearchParams;
+  /** JSON-serialisable body. */
+  body?: unknown;
+  /** Content type of the body. Default `application/json`. */
+  contentType?: string;
+}
+
+/** A request that did not complete within its time limit. */
+export class RequestTimeoutError extends Error {
+  /** The limit that passed, in ms. */
+  readonly timeoutMs: number;
+
+  /**
+   * Create a timeout error.
+   * @param what the request, e.g. `"GET /api/v1/pods"`
+   * @param timeoutMs the limit in ms
+   */
+  constructor(what: string, timeoutMs: number) {
+    super(`Request ${what} timed out after ${timeoutMs} ms`);
+    this.name = "RequestTimeoutError";
+    this.timeoutMs = timeoutMs;
+  }
+}
+
+const PATCH_CONTENT_TYPES: Record<PatchType, string> = {
+  merge: "application/merge-patch+json",
+  json: "application/json-patch+json",
+  strategic: "application/strategic-merge-patch+json",
+  apply: "application/apply-patch+yaml",
+};
+
+const LIST_PARAMS = [
+  "resourceVersion",
+  "resourceVersionMatch",
+  "limit",
+  "continue",
+  "labelSelector",
+  "fieldSelector",
+  "timeoutSeconds",
+  "allowWatchBookmarks",
+  "sendInitialEvents",
+] as const;
+
+/**
+ * A tiny Kubernetes REST client over `fetch` (the counterpart of client-go's
+ * dynamic client + `rest.RESTClient`): get, list, watch, create, update,
+ * patch and delete for any {@link ResourceType}, JSON to `/api` and
+ * `/apis`.
+ *
+ * Each call makes exactly one HTTP request and never retries: failures
+ * throw — a {@link StatusError} for every non-2xx answer (with `code`,
+ * `reason`, `retryAfterSeconds`), a {@link RequestTimeoutError} after
+ * `timeoutMs`, `signal.reason` on abort. Retrying is the caller's job (the
+ * Reflector's). A 401 makes the authenticator drop cached exec credentials,
+ * so the next call runs the plugin again.
+ *
+ * The client owns a `Deno.HttpClient` (CA, client certificate); release it
+ * with {@link KubeClient.close} or `await using`.
+ *
+ * @example Read and change a ConfigMap
+ * ```ts ignore
+ * // needs a cluster (or a FakeApiServer)
+ * await using client = new KubeClient(await KubeConfig.load());
+ * const cm = await client.get(ConfigMaps, "settings", { namespace: "default" });
+ * await client.patch(ConfigMaps, "settings", { data: { mode: "fast" } }, { patchType: "merge" });
+ * for await (const ev of await client.watch(Pods, { namespace: "default" })) console.log(ev.type);
+ * ```
+ */
+export class KubeClient implements ResourceClient, AsyncDisposable {
+  /** The connection settings. */
+  readonly config: KubeConfig;
+  #auth: Authenticator;
+  #clock: Clock;
+  #timeoutMs: number;
+  #userAgent: string;
+  #http: Deno.HttpClient;
+  #httpCert: { cert: string; key: string } | undefined;
+  /** Every HTTP client made (a new exec certificate makes a new one); all closed by close(). */
+  #clients: Deno.HttpClient[] = [];
+  #closed = false;
+
+  /**
+   * Create a client.
+   * @param config where the server is and how to authenticate
+   * @param opts timeouts, clock, authenticator, user agent
+   * @throws {RangeError} when `timeoutMs` is negative
+   */
+  constructor(config: KubeConfig, opts: KubeClientOptions = {}) {
+    this.config = config;
+    this.#clock = opts.clock ?? realClock;
+    this.#timeoutMs = opts.timeoutMs ?? 30_000;
+    if (!(this.#timeoutMs >= 0)) {
+      throw new RangeError(
+        `KubeClient timeoutMs must be >= 0: got ${opts.timeoutMs}`,
+      );
+    }
+    this.#auth = opts.authenticator ??
+      newAuthenticator(config, { clock: this.#clock });
+    this.#userAgent = opts.userAgent ?? "kubecache/0.1.0 (Deno)";
+    this.#http = createHttpClient(config.tls);
+    this.#clients.push(this.#http);
+  }
+
+  /**
+   * Get one object.
+   * @typeParam T the object type
+   * @param type the resource type
+   * @param name the object name
+   * @param opts namespace, signal, timeout
+   * @returns the object
+   * @throws {StatusError} e.g. 404 NotFound ({@link isNotFound})
+   */
+  get<T extends KubeObject>(
+    type: ResourceType<T>,
+    name: string,
+    opts: GetOptions = {},
+  ): Promise<T> {
+    const path = this.#objectPath(type, name, opts.namespace);
+    return this.request<T>("GET", path, opts);
+  }
+
+  /**
+   * List objects: one page when `limit` is set (follow `metadata.continue`).
+   * An unset or empty `namespace` lists all namespaces.
+   * @typeParam T the object type
+   * @param type the resource type
+   * @param opts namespace, list options, signal, timeout
+   * @returns the list
+   * @throws {StatusError} e.g. 410 Expired for an old continue token ({@link isExpired})
+   */
+  list<T extends KubeObject>(
+    type: ResourceType<T>,
+    opts: ListCallOptions = {},
+  ): Promise<ObjectList<T>> {
+    const path = this.#collectionPath(type, opts.namespace || undefined);
+    return this.request<ObjectList<T>>("GET", path, {
+      ...opts,
+      query: listQuery(opts, false),
+    });
+  }
+
+  /**
+   * Open a watch (`?watch=true`). Resolves once the server has answered
+   * with the stream's headers; the iterable then yields events (ERROR
+   * events included, as {@link WatchEvent}s with a Status) until the server
+   * ends the stream. It throws a `WatchDecodeError` for a malformed or cut
+   * stream and `signal.reason` on abort. Leaving the loop early or aborting
+   * closes the connection; a returned iterable must be iterated (or its
+   * `return()` called) to release the connection.
+   * @typeParam T the object type
+   * @param type the resource type
+   * @param opts namespace, list options (resourceVersion, timeoutSeconds, allowWatchBookmarks, ...), signal, timeout for the headers
+   * @returns the events
+   * @throws {StatusError} when the server refuses the watch
+   */
+  async watch<T extends KubeObject>(
+    type: ResourceType<T>,
+    opts: ListCallOptions = {},
+  ): Promise<AsyncIterable<WatchEvent<T>>> {
+    const path = this.#collectionPath(type, opts.namespace || undefined);
+    const { response, release } = await this.#send("GET", path, {
+      ...opts,
+      query: listQuery(opts, true),
+    }, true);
+    const body = response.body;
+    if (body === null) {
+      release();
+      return (async function* () {})();
+    }
+    const events = decodeWatch<T>(body, { signal: opts.signal });
+    return (async function* () {
+      try {
+        yield* events;
+      } finally {
+        release();
+      }
+    })();
+  }
+
+  /**
+   * Create an object (POST).
+   * @typeParam T the object type
+   * @param type the resource type
+   * @param obj the object; `metadata.name` or `generateName` set
+   * @param opts namespace, dryRun, fieldManager, signal, timeout
+   * @returns the created object as stored
+   * @throws {StatusError} e.g. 409 AlreadyExists ({@link isAlreadyExists})
+   */
+  create<T extends KubeObject>(
+    type: ResourceType<T>,
+    obj: T,
+    opts: WriteOptions = {},
+  ): Promise<T> {
+    const ns = opts.namespace ?? obj.metadata?.namespace;
+    const path = this.#collectionPath(type, this.#namespace(type, ns));
+    return this.request<T>("POST", path, {
+      ...opts,
+      query: writeQuery(opts),
+      body: withTypeMeta(type, obj),
+    });
+  }
+
+  /**
+   * Replace an object (PUT). With `metadata.resourceVersion` set, the
+   * server rejects a stale write with 409 Conflict ({@link isConflict}).
+   * @typeParam T the object type
+   * @param type the resource type
+   * @param obj the object; `metadata.name` set
+   * @param opts namespace, dryRun, fieldManager, signal, timeout
+   * @returns the updated object as stored
+   * @throws {StatusError} e.g. 409 Conflict, 404 NotFound
+   * @throws {TypeError} when `obj.metadata.name` is missing
+   */
+  update<T extends KubeObject>(
+    type: ResourceType<T>,
+    obj: T,
+    opts: WriteOptions = {},
+  ): Promise<T> {
+    const name = obj.metadata?.name;
+    if (!name) {
+      throw new TypeError(
+        `Cannot update ${type.resource}: metadata.name is not set`,
+      );
+    }
+    const ns = opts.namespace ?? obj.metadata.namespace;
+    const path = this.#objectPath(type, name, ns);
+    return this.request<T>("PUT", path, {
+      ...opts,
+      query: writeQuery(opts),
+      body: withTypeMeta(type, obj),
+    });
+  }
+
+  /**
+   * Patch an object (PATCH) with a merge, JSON, strategic-merge or
+   * server-side-apply patch.
+   * @typeParam T the object type
+   * @param type the resource type
+   * @param name the object name
+   * @param patch the patch document (an array of operations for `json`)
+   * @param opts patchType, namespace, fieldManager, force, dryRun, signal, timeout
+   * @returns the patched object
+   * @throws {StatusError} e.g. 422 Invalid, 404 NotFound
+   */
+  patch<T extends KubeObject>(
+    type: ResourceType<T>,
+    name: string,
+    patch: unknown,
+    opts: PatchOptions,
+  ): Promise<T> {
+    const contentType = PATCH_CONTENT_TYPES[opts.patchType];
+    if (!contentType) {
+      throw new TypeError(
+        `Cannot patch ${type.resource}/${name}: unknown patchType "${opts.patchType}"`,
+      );
+    }
+    const fieldManager = opts.fieldManager ??
+      (opts.patchType === "apply" ? "kubecache" : undefined);
+    const query = writeQuery({ ...opts, fieldManager });
+    if (opts.force !== undefined) query.set("force", String(opts.force));
+    const path = this.#objectPath(type, name, opts.namespace);
+    return this.request<T>("PATCH", path, {
+      ...opts,
+      query,
+      body: patch,
+      contentType,
+    });
+  }
+
+  /**
+   * Delete an object. The server answers with a Status, or with the object
+   * when deletion is graceful or blocked by finalizers.
+   * @typeParam T the object type
+   * @param type the resource type
+   * @param name the object name
+   * @param opts namespace, propagationPolicy, gracePeriodSeconds, preconditions, dryRun, signal, timeout
+   * @returns the server's Status or the object
+   * @throws {StatusError} e.g. 404 NotFound, 409 Conflict on a failed precondition
+   */
+  delete<T extends KubeObject>(
+    type: ResourceType<T>,
+    name: string,
+    opts: DeleteOptions = {},
+  ): Promise<T | Status> {
+    const path = this.#objectPath(type, name, opts.namespace);
+    const { propagationPolicy, gracePeriodSeconds, preconditions, dryRun } =
+      opts;
+    const hasBody = propagationPolicy !== undefined ||
+      gracePeriodSeconds !== undefined || preconditions !== undefined ||
+      dryRun;
+    return this.request<T | Status>("DELETE", path, {
+      ...opts,
+      body: hasBody
+        ? {
+          apiVersion: "v1",
+          kind: "DeleteOptions",
+          propagationPolicy,
+          gracePeriodSeconds,
+          preconditions,
+          dryRun: dryRun ? ["All"] : undefined,
+        }
+        : undefined,
+    });
+  }
+
+  /**
+   * Make one JSON request to a path of the server (e.g. discovery's
+   * `/apis`) and decode the answer.
+   * @typeParam R the decoded body type
+   * @param method HTTP method
+   * @param path absolute path, e.g. `"/api/v1"`
+   * @param opts query, body, content type, signal, timeout
+   * @returns the decoded body
+   * @throws {StatusError} for a non-2xx answer
+   * @throws {SyntaxError} when a 2xx body is not JSON
+   */
+  async request<R>(
+    method: string,
+    path: string,
+    opts: RawRequestOptions = {},
+  ): Promise<R> {
+    const { response, release } = await this.#send(method, path, opts, false);
+    try {
+      const text = await response.text();
+      try {
+        return JSON.parse(text) as R;
+      } catch (cause) {
+        throw new SyntaxError(
+          `Cannot decode the response to ${method} ${path}: not JSON: ${
+            JSON.stringify(text.slice(0, 40))
+          }`,
+          { cause },
+        );
+      }
+    } finally {
+      release();
+    }
+  }
+
+  /** Release the HTTP client(s); later calls throw. Idempotent. */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    for (const c of this.#clients) c.close();
+    this.#clients = [];
+  }
+
+  /** Same as {@link KubeClient.close}, for `await using`. */
+  [Symbol.asyncDispose](): Promise<void> {
+    this.close();
+    return Promise.resolve();
+  }
+
+  // ---- internals ----
+
+  #namespace(type: ResourceType, ns: string | undefined): string | undefined {
+    if (!type.namespaced) return undefined;
+    return ns || this.config.namespace;
+  }
+
+  #collectionPath(type: ResourceType, ns: string | undefined): string {
+    const base = type.group === ""
+      ? `/api/${type.version}`
+      : `/apis/${type.group}/${type.version}`;
+    const nsPart = type.namespaced && ns
+      ? `/namespaces/${encodeURIComponent(ns)}`
+      : "";
+    return `${base}${nsPart}/${type.resource}`;
+  }
+
+  #objectPath(type: ResourceType, name: string, ns: string | undefined) {
+    if (!name) {
+      throw new TypeError(
+        `Cannot address a ${type.kind} without a name: got "${name}"`,
+      );
+    }
+    const path = this.#collectionPath(type, this.#namespace(type, ns));
+    return `${path}/${encodeURIComponent(name)}`;
+  }
+
+  #client(cert: { cert: string; key: string } | undefined): Deno.HttpClient {
+    if (
+      cert === undefined || (this.#httpCert?.cert === cert.cert &&
+        this.#httpCert.key === cert.key)
+    ) {
+      return this.#http;
+    }
+    // A new certificate from an exec plugin needs a new TLS client; the old
+    // one may still carry a watch, so it is closed only by close().
+    this.#http = createHttpClient(this.config.tls, cert);
+    this.#httpCert = cert;
+    this.#clients.push(this.#http);
+    return this.#http;
+  }
+
+  /**
+   * Send one request. Resolves with a 2xx response and a `release` that
+   * must be called when its body is done (it detaches the caller's signal);
+   * throws a StatusError for anything else. The timeout covers the headers
+   * here and, through `release` being called later, the body of non-watch
+   * calls.
+   */
+  async #send(
+    method: string,
+    path: string,
+    opts: RawRequestOptions,
+    streaming: boolean,
+  ): Promise<{ response: Response; release: () => void }> {
+    if (this.#closed) {
+      throw new TypeError("Cannot send a request: KubeClient is closed");
+    }
+    const what = `${method} ${path}`;
+    const { signal } = opts;
+    signal?.throwIfAborted();
+    const ctrl = new AbortController();
+    const onAbort = () => ctrl.abort(signal!.reason);
+    signal?.addEventListener("abort", onAbort, { once: true });
+    const timer = new AbortController();
+    const timeoutMs = opts.timeoutMs ?? this.#timeoutMs;
+    if (timeoutMs > 0) {
+      this.#clock.sleep(timeoutMs, timer.signal).then(
+        () => ctrl.abort(new RequestTimeoutError(what, timeoutMs)),
+        () => {},
+      );
+    }
+    const stopTimer = () => timer.abort();
+    const release = () => {
+      stopTimer();
+      signal?.removeEventListener("abort", onAbort);
+    };
+    try {
+      const creds = await this.#auth.credentials(ctrl.signal);
+      ctrl.signal.throwIfAborted();
+      const headers = new Headers({
+        Accept: "application/json",
+        "User-Agent": this.#userAgent,
+      });
+      if (creds.authorization) {
+        headers.set("Authorization", creds.authorization);
+      }
+      let body: string | undefined;
+      if (opts.body !== undefined) {
+        body = JSON.stringify(opts.body);
+        headers.set("Content-Type", opts.contentType ?? "application/json");
+      }
+      const query = opts.query?.toString();
+      const url = `${this.config.server}${path}${query ? `?${query}` : ""}`;
+      const response = await fetch(url, {
+        method,
+        headers,
+        body,
+        signal: ctrl.signal,
+        client: this.#client(creds.clientCert),
+      });
+      if (!response.ok) {
+        const text = await response.text();
+        if (response.status === 401) this.#auth.unauthorized();
+        throw StatusError.fromResponse(response.status, text, {
+          retryAfter: response.headers.get("Retry-After"),
+          now: this.#clock.now(),
+        });
+      }
+      // A watch stream outlives the request timeout.
+      if (streaming) stopTimer();
+      return { response, release };
+    } catch (err) {
+      release();
+      // fetch rejects with the signal's reason; make sure the timeout shows.
+      if (ctrl.signal.aborted && !(err instanceof StatusError)) {
+        throw ctrl.signal.reason;
+      }
+      throw err;
+    }
+  }
+}
+
+function listQuery(opts: ListOptions, watch: boolean): URLSearchParams {
+  const q = new URLSearchParams();
+  if (watch) q.set("watch", "true");
+  for (const key of LIST_PARAMS) {
+    const v = opts[key];
+    if (v === undefined || v === "") continue;
+    q.set(key, String(v));
+  }
+  return q;
+}
+
+function writeQuery(
+  opts: { dryRun?: boolean; fieldManager?: string },
+): URLSearchParams {
+  const q = new URLSearchParams();
+  if (opts.dryRun) q.set("dryRun", "All");
+  if (opts.fieldManager) q.set("fieldManager", opts.fieldManager);
+  return q;
+}
+
+/** Fill in apiVersion and kind when the caller left them out. */
+function withTypeMeta<T extends KubeObject>(type: ResourceType<T>, obj: T): T {
+  if (obj.apiVersion && obj.kind) return obj;
+  return { apiVersion: apiVersionOf(type), kind: type.kind, ...obj };
 }
