@@ -311,11 +311,22 @@ export interface InformerOptions<T extends KubeObject> {
  * @returns the store and the controller that fills it
  *
  * @example
- * ```ts ignore
- * // needs a cluster or FakeControllerSource: see controller_test.ts
- * const { store, controller } = newInformer(lw, { onAdd: (pod) => console.log(pod.metadata.name) });
+ * ```ts
+ * import { newInformer } from "./controller.ts";
+ * import { FakeControllerSource } from "../testing/fake_controller_source.ts";
+ * import assert from "node:assert/strict";
+ * const source = new FakeControllerSource();
+ * source.add({ metadata: { namespace: "default", name: "web-1" } });
+ * const added = Promise.withResolvers<boolean>();
+ * const { store, controller } = newInformer(source, {
+ *   onAdd: (_pod, isInInitialList) => added.resolve(isInInitialList),
+ * });
  * const ac = new AbortController();
- * const done = controller.run(ac.signal);
+ * const running = controller.run(ac.signal);
+ * assert.equal(await added.promise, true);
+ * assert.deepEqual(store.listKeys(), ["default/web-1"]);
+ * ac.abort();
+ * await running;
  * ```
  */
 export function newInformer<T extends KubeObject>(

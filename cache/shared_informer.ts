@@ -147,14 +147,22 @@ const SYNCED_POLL_PERIOD_MS = 100;
  * @param opts resync period, indexers, clock, transform
  * @returns an informer, not yet running
  *
- * @example
- * ```ts ignore
- * // needs a source: see shared_informer_test.ts for a runnable version
- * const informer = newSharedIndexInformer(listWatch(client, Pods), { resyncPeriod: 0 });
- * informer.addEventHandler({ onAdd: (pod) => console.log("add", pod.metadata.name) });
+ * @example Watch a fake source
+ * ```ts
+ * import { newSharedIndexInformer } from "./shared_informer.ts";
+ * import { FakeControllerSource } from "../testing/fake_controller_source.ts";
+ * import assert from "node:assert/strict";
+ * const source = new FakeControllerSource();
+ * source.add({ metadata: { namespace: "default", name: "web-1" } });
+ * const informer = newSharedIndexInformer(source);
+ * const added = Promise.withResolvers<string>();
+ * informer.addEventHandler({ onAdd: (pod) => added.resolve(pod.metadata.name!) });
  * const ac = new AbortController();
- * const done = informer.run(ac.signal);
- * await waitForCacheSync(ac.signal, () => informer.hasSynced());
+ * const running = informer.run(ac.signal);
+ * assert.equal(await added.promise, "web-1");
+ * assert.deepEqual(informer.getStore().listKeys(), ["default/web-1"]);
+ * ac.abort();
+ * await running;
  * ```
  */
 export function newSharedIndexInformer<T extends KubeObject>(
