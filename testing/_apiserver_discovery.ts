@@ -111,3 +111,84 @@ export function group(
   if (!types.some((t) => t.group === name)) return undefined;
   return { kind: "APIGroup", apiVersion: "v1", ...groupDoc(types, name) };
 }
+
+function gvPath(group: string, version: string): string {
+  return group === "" ? `api/${version}` : `apis/${group}/${version}`;
+}
+
+/**
+ * /openapi/v3: the index of per-group-version documents. kubectl reads it
+ * to learn that the server validates fields itself (`fieldValidation`).
+ */
+export function openapiRoot(types: readonly ResourceType[]): unknown {
+  const paths: Record<string, unknown> = {};
+  for (const t of types) {
+    const p = gvPath(t.group, t.version);
+    paths[p] = { serverRelativeURL: `/openapi/v3/${p}?hash=kubecache` };
+  }
+  return { paths };
+}
+
+/**
+ * /openapi/v3/api/v1 or /openapi/v3/apis/<g>/<v>: paths with the
+ * operations of each resource, each naming its kind and taking the
+ * `fieldValidation` parameter; schemas accept any object.
+ */
+export function openapiDocument(
+  types: readonly ResourceType[],
+  path: string,
+): unknown | undefined {
+  const served = types.filter((t) => gvPath(t.group, t.version) === path);
+  if (served.length === 0) return undefined;
+  const paths: Record<string, unknown> = {};
+  const schemas: Record<string, unknown> = {};
+  const param = {
+    name: "fieldValidation",
+    in: "query",
+    schema: { type: "string", uniqueItems: true },
+  };
+  for (const t of served) {
+    const gvk = { group: t.group, version: t.version, kind: t.kind };
+    const schemaName = `${t.group || "core"}.${t.version}.${t.kind}`;
+    schemas[schemaName] = {
+      type: "object",
+      "x-kubernetes-group-version-kind": [gvk],
+      "x-kubernetes-preserve-unknown-fields": true,
+    };
+    const ref = { $ref: `#/components/schemas/${schemaName}` };
+    const op = (action: string, contentTypes: string[]) => ({
+      "x-kubernetes-action": action,
+      "x-kubernetes-group-version-kind": gvk,
+      parameters: [param],
+      requestBody: {
+        content: Object.fromEntries(
+          contentTypes.map((c) => [c, { schema: ref }]),
+        ),
+      },
+      responses: {
+        "200": {
+          description: "OK",
+          content: { "application/json": { schema: ref } },
+        },
+      },
+    });
+    const base = `/${path}${
+      t.namespaced ? "/namespaces/{namespace}" : ""
+    }/${t.resource}`;
+    paths[base] = { post: op("post", ["*/*"]) };
+    paths[`${base}/{name}`] = {
+      put: op("put", ["*/*"]),
+      patch: op("patch", [
+        "application/json-patch+json",
+        "application/merge-patch+json",
+        "application/apply-patch+yaml",
+      ]),
+    };
+  }
+  return {
+    openapi: "3.0.0",
+    info: { title: "Kubernetes", version: VERSION_INFO.gitVersion },
+    paths,
+    components: { schemas },
+  };
+}

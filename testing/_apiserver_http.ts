@@ -14,6 +14,8 @@ import {
   coreVersions,
   group as groupDocument,
   groupList,
+  openapiDocument,
+  openapiRoot,
   resourceList,
   VERSION_INFO,
 } from "./_apiserver_discovery.ts";
@@ -51,6 +53,7 @@ import {
   namespaceRange,
   type Table,
 } from "./_apiserver_store.ts";
+import { tableDoc } from "./_apiserver_table.ts";
 import { errorEventBody, Watch } from "./_apiserver_watch.ts";
 
 /** One logged request. */
@@ -207,6 +210,12 @@ function route(
       return ok(coreVersions(ctx.host));
     case "/apis":
       return ok(groupList(types));
+    case "/openapi/v3":
+      return ok(openapiRoot(types));
+  }
+  if (path.startsWith("/openapi/v3/")) {
+    const doc = openapiDocument(types, path.slice("/openapi/v3/".length));
+    return doc ? ok(doc) : textNotFound();
   }
   const segs = path.split("/").slice(1).map(decodeURIComponent);
   let group: string;
@@ -272,7 +281,7 @@ async function dispatch(
       case "GET": {
         const w = q.get("watch");
         return w === "true" || w === "1"
-          ? watch(ctx, r, q)
+          ? watch(ctx, r, q, req)
           : list(ctx, r, q, req);
       }
       case "POST":
@@ -502,7 +511,7 @@ function list(
     meta.continue = encodeContinue(src.rv, items[items.length - 1].key);
     if (!match) meta.remainingItemCount = end - i;
   }
-  if (wantsTable(req)) return tableResponse(table, items, meta);
+  if (wantsTable(req)) return tableResponse(items, meta);
   return listResponse(table, items, meta);
 }
 
@@ -564,56 +573,11 @@ function wantsTable(req: Request): boolean {
   return (req.headers.get("accept") ?? "").includes("as=Table");
 }
 
-const COLUMNS = [
-  {
-    name: "Name",
-    type: "string",
-    format: "name",
-    description:
-      "Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names",
-    priority: 0,
-  },
-  {
-    name: "Created At",
-    type: "date",
-    format: "",
-    description:
-      "CreationTimestamp is a timestamp representing the server time when this object was created.",
-    priority: 0,
-  },
-];
-
-/** A meta.k8s.io/v1 Table (what `kubectl get` asks for). */
-export function tableDoc(
-  table: Table,
-  items: Entry[],
-  meta: Record<string, unknown>,
-  withColumns = true,
-): Record<string, unknown> {
-  const doc: Record<string, unknown> = {
-    kind: "Table",
-    apiVersion: "meta.k8s.io/v1",
-    metadata: meta,
-  };
-  if (withColumns) doc.columnDefinitions = COLUMNS;
-  doc.rows = items.map((e) => ({
-    cells: [e.name, e.obj.metadata.creationTimestamp ?? ""],
-    object: {
-      kind: "PartialObjectMetadata",
-      apiVersion: "meta.k8s.io/v1",
-      metadata: e.obj.metadata,
-    },
-  }));
-  void table;
-  return doc;
-}
-
 function tableResponse(
-  table: Table,
   items: Entry[],
   meta: Record<string, unknown>,
 ): Response {
-  return ok(tableDoc(table, items, meta));
+  return ok(tableDoc(items, meta));
 }
 
 // ---- watch -----------------------------------------------------------------
@@ -659,6 +623,7 @@ function watch(
   ctx: ServerContext,
   r: ResourceRoute,
   q: URLSearchParams,
+  req: Request,
 ): Response {
   const { cluster } = ctx;
   const timeoutSeconds = parseInt64("timeoutSeconds", q.get("timeoutSeconds"));
@@ -706,6 +671,7 @@ function watch(
     currentRV: () => cluster.rv,
     clock: ctx.clock,
     stalled: ctx.faults.stalled,
+    asTable: wantsTable(req),
     closeAfter: ctx.faults.closeAfter,
     onEnd: (x) => ctx.watches.delete(x),
   });

@@ -19,6 +19,7 @@ import {
   namespaceRange,
   type Table,
 } from "./_apiserver_store.ts";
+import { tableDoc } from "./_apiserver_table.ts";
 
 const encoder = new TextEncoder();
 const INITIAL_BATCH = 500;
@@ -51,6 +52,8 @@ export interface WatchParams {
   stalled: boolean;
   /** End after this many more events (undefined: never). */
   closeAfter: number | undefined;
+  /** Send objects as meta.k8s.io Tables (kubectl's server-side printing). */
+  asTable: boolean;
   /** Called once when the watch ends, however it ends. */
   onEnd: (w: Watch) => void;
 }
@@ -67,6 +70,7 @@ export class Watch implements EventSink {
   #held: Uint8Array[] = [];
   #closeAfter: number | undefined;
   #timedOut = false;
+  #tableHeaders = true;
 
   /** Open a watch: queue initial or replayed events, then subscribe. */
   constructor(p: WatchParams) {
@@ -99,7 +103,7 @@ export class Watch implements EventSink {
     if (ns !== "" && ev.entry.namespace !== ns) return;
     const match = this.#p.match;
     if (!match) {
-      this.#send(eventLine(ev));
+      this.#emit(ev.type, ev);
       return;
     }
     const now = ev.type !== "DELETED" && match(ev.entry.obj);
@@ -109,9 +113,24 @@ export class Watch implements EventSink {
     else if (ev.type === "DELETED") type = before ? "DELETED" : undefined;
     else if (now) type = before ? "MODIFIED" : "ADDED";
     else if (before) type = "DELETED";
-    if (type === undefined) return;
-    if (type === ev.type) this.#send(eventLine(ev));
+    if (type !== undefined) this.#emit(type, ev);
+  }
+
+  #emit(type: string, ev: HistoryEvent): void {
+    if (this.#p.asTable) this.#send(line(type, this.#tableJson(ev.entry)));
+    else if (type === ev.type) this.#send(eventLine(ev));
     else this.#send(line(type, entryJson(ev.entry)));
+  }
+
+  // Like kube-apiserver, only the first Table of a watch has column headers.
+  #tableJson(e: Entry): string {
+    const doc = tableDoc(
+      [e],
+      { resourceVersion: String(e.rv) },
+      this.#tableHeaders,
+    );
+    this.#tableHeaders = false;
+    return JSON.stringify(doc);
   }
 
   /** Stall (hold every event, send nothing) or resume (flush what was held). */
@@ -146,7 +165,8 @@ export class Watch implements EventSink {
     for (let i = start; i < end && !this.#ended; i++) {
       const e: Entry = arr[i];
       if (match && !match(e.obj)) continue;
-      batch.push(`{"type":"ADDED","object":${entryJson(e)}}\n`);
+      const json = this.#p.asTable ? this.#tableJson(e) : entryJson(e);
+      batch.push(`{"type":"ADDED","object":${json}}\n`);
       if (batch.length >= size) {
         this.#send(encoder.encode(batch.join("")), batch.length);
         batch = [];

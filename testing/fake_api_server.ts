@@ -21,6 +21,7 @@ import {
   type RequestRecord,
   type ServerContext,
 } from "./_apiserver_http.ts";
+import { serveMutualTls, type ServerHandle } from "./_apiserver_mtls.ts";
 import { Cluster, keyOf } from "./_apiserver_state.ts";
 import { namespaceRange } from "./_apiserver_store.ts";
 import type { Watch } from "./_apiserver_watch.ts";
@@ -128,7 +129,7 @@ export class FakeApiServer implements AsyncDisposable {
   /** Every request received, in order, failed ones included. */
   readonly requests: RequestRecord[];
   readonly #cluster: Cluster;
-  readonly #server: Deno.HttpServer<Deno.NetAddr>;
+  readonly #server: ServerHandle;
   readonly #closing: AbortController;
   readonly #watches: Set<Watch>;
   readonly #pauses: Map<ReturnType<typeof setTimeout>, () => void>;
@@ -139,7 +140,7 @@ export class FakeApiServer implements AsyncDisposable {
     faults: FakeApiServerFaults;
     requests: RequestRecord[];
     cluster: Cluster;
-    server: Deno.HttpServer<Deno.NetAddr>;
+    server: ServerHandle;
     closing: AbortController;
     watches: Set<Watch>;
     pauses: Map<ReturnType<typeof setTimeout>, () => void>;
@@ -160,7 +161,6 @@ export class FakeApiServer implements AsyncDisposable {
    * @returns the running server; close it with `close()` or `await using`
    * @throws {RangeError} when `historyLimit` or `bookmarkInterval` is negative or not finite
    */
-  // deno-lint-ignore require-await
   static async start(
     opts: FakeApiServerOptions = {},
   ): Promise<FakeApiServer> {
@@ -174,11 +174,6 @@ export class FakeApiServer implements AsyncDisposable {
     if (!(bookmarkInterval > 0) || !Number.isFinite(bookmarkInterval)) {
       throw new RangeError(
         `Cannot start FakeApiServer with bookmarkInterval ${bookmarkInterval}: expected a finite number of ms > 0`,
-      );
-    }
-    if (opts.tls?.ca !== undefined) {
-      throw new TypeError(
-        "Cannot start FakeApiServer with tls.ca: client certificate verification is not supported by Deno.serve",
       );
     }
     const clock = opts.clock ?? realClock;
@@ -213,13 +208,7 @@ export class FakeApiServer implements AsyncDisposable {
       pause: () => pause(pauses),
       host: "",
     };
-    const serveOpts = {
-      hostname: "127.0.0.1",
-      port: opts.port ?? 0,
-      onListen: () => {},
-      ...(opts.tls ? { cert: opts.tls.cert, key: opts.tls.key } : {}),
-    };
-    const server = Deno.serve(serveOpts, (req) => handle(ctx, req));
+    const server = await listen(opts, (req) => handle(ctx, req));
     const addr = server.addr;
     ctx.host = `${addr.hostname}:${addr.port}`;
     const scheme = opts.tls ? "https" : "http";
@@ -345,8 +334,37 @@ export class FakeApiServer implements AsyncDisposable {
     }
     this.#pauses.clear();
     await this.#server.shutdown();
-    await this.#server.finished;
   }
+}
+
+/** Listen with Deno.serve, or node:https when client certificates are verified. */
+async function listen(
+  opts: FakeApiServerOptions,
+  handler: (req: Request) => Promise<Response>,
+): Promise<ServerHandle> {
+  const port = opts.port ?? 0;
+  const tls = opts.tls;
+  if (tls?.ca !== undefined) {
+    return await serveMutualTls({
+      port,
+      cert: tls.cert,
+      key: tls.key,
+      ca: tls.ca,
+    }, handler);
+  }
+  const server = Deno.serve({
+    hostname: "127.0.0.1",
+    port,
+    onListen: () => {},
+    ...(tls ? { cert: tls.cert, key: tls.key } : {}),
+  }, handler);
+  return {
+    addr: server.addr,
+    shutdown: async () => {
+      await server.shutdown();
+      await server.finished;
+    },
+  };
 }
 
 /** A 1 ms pause between split writes, released early on close. */
