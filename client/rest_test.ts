@@ -541,9 +541,9 @@ Deno.test("KubeClient times out a slow request on its clock", async () => {
   server.faults.latency(60_000);
   const pending = rejection(client.list(CMs));
   await clock.waitForWaiters(1);
-  clock.step(4_999);
+  await clock.step(4_999);
   assert.equal(clock.hasWaiters(), true);
-  clock.step(1);
+  await clock.step(1);
   const err = await pending;
   assert.ok(err instanceof RequestTimeoutError, String(err));
   assert.equal(err.timeoutMs, 5_000);
@@ -552,7 +552,7 @@ Deno.test("KubeClient times out a slow request on its clock", async () => {
     /GET \/api\/v1\/configmaps timed out after 5000 ms/,
   );
   server.faults.clear();
-  serverClock.step(60_000);
+  await serverClock.step(60_000);
 });
 
 Deno.test("KubeClient rejects with the abort reason", async () => {
@@ -579,7 +579,7 @@ Deno.test("KubeClient rejects with the abort reason", async () => {
       .message,
     "before",
   );
-  serverClock.step(1_000);
+  await serverClock.step(1_000);
 });
 
 Deno.test("KubeClient throws after close()", async () => {

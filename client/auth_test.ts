@@ -1,0 +1,495 @@
+import assert from "node:assert/strict";
+import { FakeApiServer } from "../testing/fake_api_server.ts";
+import { FakeClock } from "../testing/fake_clock.ts";
+import type { KubeObject } from "../cache/object.ts";
+import {
+  AuthError,
+  ExecAuthenticator,
+  newAuthenticator,
+  TokenFileAuthenticator,
+} from "./auth.ts";
+import { type ExecConfig, KubeConfig } from "./config.ts";
+import { isUnauthorized, KubeClient } from "./rest.ts";
+import { ConfigMaps } from "./resources.ts";
+
+const T0 = Date.parse("2030-01-01T00:00:00Z");
+
+async function rejection(p: Promise<unknown>): Promise<unknown> {
+  try {
+    await p;
+  } catch (err) {
+    return err;
+  }
+  assert.fail("expected a rejection");
+}
+
+/** A temp dir holding a shell-script exec plugin that prints cred.json and counts its runs. */
+async function plugin(apiVersion = "client.authentication.k8s.io/v1") {
+  const dir = await Deno.makeTempDir({ prefix: "kubecache-exec-" });
+  const script = `${dir}/plugin.sh`;
+  await Deno.writeTextFile(
+    script,
+    [
+      "#!/bin/sh",
+      'printf "%s" "$KUBERNETES_EXEC_INFO" > "$PLUGIN_DIR/info.json"',
+      'echo "$1" >> "$PLUGIN_DIR/runs"',
+      'if [ -f "$PLUGIN_DIR/fail" ]; then echo "plugin says no" >&2; exit 3; fi',
+      'cat "$PLUGIN_DIR/cred.json"',
+      "",
+    ].join("\n"),
+  );
+  await Deno.chmod(script, 0o755);
+  const exec: ExecConfig = {
+    command: script,
+    args: ["arg-one"],
+    env: [{ name: "PLUGIN_DIR", value: dir }],
+    apiVersion,
+    provideClusterInfo: true,
+  };
+  return {
+    dir,
+    exec,
+    setToken(token: string, expiresAt?: number) {
+      Deno.writeTextFileSync(
+        `${dir}/cred.json`,
+        JSON.stringify({
+          apiVersion,
+          kind: "ExecCredential",
+          status: {
+            token,
+            ...(expiresAt === undefined
+              ? {}
+              : { expirationTimestamp: new Date(expiresAt).toISOString() }),
+          },
+        }),
+      );
+    },
+    setOutput(text: string) {
+      Deno.writeTextFileSync(`${dir}/cred.json`, text);
+    },
+    runs(): number {
+      try {
+        return Deno.readTextFileSync(`${dir}/runs`).trim().split("\n").length;
+      } catch {
+        return 0;
+      }
+    },
+    async [Symbol.asyncDispose]() {
+      await Deno.remove(dir, { recursive: true });
+    },
+  };
+}
+
+Deno.test("exec plugin: the token is cached until expirationTimestamp, then the plugin runs again", async () => {
+  await using p = await plugin();
+  await using server = await FakeApiServer.start({ token: "tok-1" });
+  const clock = new FakeClock(T0);
+  p.setToken("tok-1", T0 + 60_000);
+  await using client = new KubeClient(
+    KubeConfig.fromOptions({ server: server.url, exec: p.exec }),
+    { clock, timeoutMs: 0 },
+  );
+  await client.list(ConfigMaps);
+  await client.list(ConfigMaps);
+  assert.equal(p.runs(), 1);
+  await clock.step(59_999);
+  await client.list(ConfigMaps);
+  assert.equal(p.runs(), 1);
+  await clock.step(1);
+  await client.list(ConfigMaps);
+  assert.equal(p.runs(), 2);
+  const info = JSON.parse(await Deno.readTextFile(`${p.dir}/info.json`));
+  assert.equal(info.kind, "ExecCredential");
+  assert.equal(info.apiVersion, "client.authentication.k8s.io/v1");
+  assert.equal(info.spec.interactive, false);
+  assert.equal(info.spec.cluster.server, server.url);
+});
+
+Deno.test("exec plugin: a 401 makes the next request run the plugin again", async () => {
+  await using p = await plugin("client.authentication.k8s.io/v1beta1");
+  await using server = await FakeApiServer.start({ token: "fresh-token" });
+  p.setToken("stale-token");
+  await using client = new KubeClient(
+    KubeConfig.fromOptions({ server: server.url, exec: p.exec }),
+  );
+  const before = server.requests.length;
+  const err = await rejection(client.list(ConfigMaps));
+  assert.ok(isUnauthorized(err));
+  assert.ok(!(err as Error).message.includes("stale-token"));
+  // KubeClient does not retry: one request, one plugin run.
+  assert.equal(server.requests.length - before, 1);
+  assert.equal(p.runs(), 1);
+  p.setToken("fresh-token");
+  await client.list(ConfigMaps);
+  assert.equal(p.runs(), 2);
+  await client.list(ConfigMaps);
+  assert.equal(p.runs(), 2);
+});
+
+Deno.test("exec plugin: concurrent requests share one run", async () => {
+  await using p = await plugin();
+  p.setToken("t");
+  const auth = new ExecAuthenticator(p.exec);
+  const all = await Promise.all([
+    auth.credentials(),
+    auth.credentials(),
+    auth.credentials(),
+  ]);
+  assert.deepEqual(all.map((c) => c.authorization), [
+    "Bearer t",
+    "Bearer t",
+    "Bearer t",
+  ]);
+  assert.equal(p.runs(), 1);
+  assert.equal(auth.runs, 1);
+});
+
+Deno.test("exec plugin: failures are AuthErrors that never show the token", async (t) => {
+  await using p = await plugin();
+  await t.step("missing command shows the install hint", async () => {
+    const auth = new ExecAuthenticator({
+      ...p.exec,
+      command: "kubecache-no-such-plugin",
+      installHint: "Install it from example.com",
+    });
+    const err = await rejection(auth.credentials());
+    assert.ok(err instanceof AuthError);
+    assert.match(
+      err.message,
+      /"kubecache-no-such-plugin": command not found\nInstall it from example.com/,
+    );
+  });
+  await t.step("non-zero exit shows stderr", async () => {
+    await Deno.writeTextFile(`${p.dir}/fail`, "");
+    const err = await rejection(new ExecAuthenticator(p.exec).credentials());
+    assert.ok(err instanceof AuthError);
+    assert.match(err.message, /exited with code 3: plugin says no/);
+    await Deno.remove(`${p.dir}/fail`);
+  });
+  await t.step("wrong apiVersion", async () => {
+    p.setOutput(JSON.stringify({
+      apiVersion: "client.authentication.k8s.io/v1alpha1",
+      kind: "ExecCredential",
+      status: { token: "secret-abc" },
+    }));
+    const err = await rejection(new ExecAuthenticator(p.exec).credentials());
+    assert.ok(err instanceof AuthError);
+    assert.match(
+      err.message,
+      /expected kind ExecCredential and apiVersion client.authentication.k8s.io\/v1/,
+    );
+    assert.ok(!err.message.includes("secret-abc"));
+  });
+  await t.step("output that is not JSON is not echoed", async () => {
+    p.setOutput("token: secret-xyz");
+    const err = await rejection(new ExecAuthenticator(p.exec).credentials());
+    assert.ok(err instanceof AuthError);
+    assert.match(err.message, /not JSON/);
+    assert.ok(!err.message.includes("secret-xyz"));
+  });
+  await t.step("no token and no certificate", async () => {
+    p.setOutput(JSON.stringify({
+      apiVersion: p.exec.apiVersion,
+      kind: "ExecCredential",
+      status: {},
+    }));
+    const err = await rejection(new ExecAuthenticator(p.exec).credentials());
+    assert.match(
+      (err as Error).message,
+      /neither a token nor a client certificate/,
+    );
+  });
+  await t.step("bad expirationTimestamp", async () => {
+    p.setOutput(JSON.stringify({
+      apiVersion: p.exec.apiVersion,
+      kind: "ExecCredential",
+      status: { token: "secret-1", expirationTimestamp: "tomorrow" },
+    }));
+    const err = await rejection(new ExecAuthenticator(p.exec).credentials());
+    assert.match((err as Error).message, /not an RFC 3339 time: "tomorrow"/);
+    assert.ok(!(err as Error).message.includes("secret-1"));
+  });
+});
+
+Deno.test("TokenFileAuthenticator re-reads the file when it changes", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "kubecache-token-" });
+  try {
+    const path = `${dir}/token`;
+    await Deno.writeTextFile(path, "first\n");
+    const auth = new TokenFileAuthenticator(path);
+    assert.equal((await auth.credentials()).authorization, "Bearer first");
+    await Deno.writeTextFile(path, "second-token\n");
+    assert.equal(
+      (await auth.credentials()).authorization,
+      "Bearer second-token",
+    );
+    await Deno.writeTextFile(path, "");
+    await assert.rejects(auth.credentials(), /it is empty/);
+    await Deno.remove(path);
+    await assert.rejects(auth.credentials(), AuthError);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("newAuthenticator() picks token, basic auth or nothing from the config", async () => {
+  const token = newAuthenticator(
+    KubeConfig.fromOptions({ server: "https://h", token: "abc" }),
+  );
+  assert.deepEqual(await token.credentials(), { authorization: "Bearer abc" });
+  const basic = newAuthenticator(
+    KubeConfig.fromOptions({
+      server: "https://h",
+      username: "ü",
+      password: "p:w",
+    }),
+  );
+  const header = (await basic.credentials()).authorization!;
+  const decoded = new TextDecoder().decode(
+    Uint8Array.from(atob(header.slice(6)), (c) => c.charCodeAt(0)),
+  );
+  assert.equal(decoded, "ü:p:w");
+  const none = newAuthenticator(
+    KubeConfig.fromOptions({ server: "https://h" }),
+  );
+  assert.deepEqual(await none.credentials(), {});
+});
+
+// ---- TLS ----
+
+async function openssl(cwd: string, ...args: string[]): Promise<void> {
+  const out = await new Deno.Command("openssl", {
+    args,
+    cwd,
+    stdout: "null",
+    stderr: "piped",
+  })
+    .output();
+  if (!out.success) {
+    throw new Error(
+      `openssl ${args[0]} failed: ${new TextDecoder().decode(out.stderr)}`,
+    );
+  }
+}
+
+/** A CA, a server certificate for 127.0.0.1 and a client certificate, made with openssl. */
+async function makePki() {
+  const dir = await Deno.makeTempDir({ prefix: "kubecache-tls-" });
+  const ec = [
+    "-newkey",
+    "ec",
+    "-pkeyopt",
+    "ec_paramgen_curve:prime256v1",
+    "-nodes",
+  ];
+  await openssl(
+    dir,
+    "req",
+    "-x509",
+    ...ec,
+    "-keyout",
+    "ca.key",
+    "-out",
+    "ca.crt",
+    "-days",
+    "1",
+    "-subj",
+    "/CN=kubecache-test-ca",
+    "-addext",
+    "basicConstraints=critical,CA:TRUE",
+    "-addext",
+    "keyUsage=critical,keyCertSign,cRLSign",
+  );
+  const issue = async (name: string, subj: string, ext: string) => {
+    await Deno.writeTextFile(`${dir}/${name}.ext`, ext);
+    await openssl(
+      dir,
+      "req",
+      ...ec,
+      "-keyout",
+      `${name}.key`,
+      "-out",
+      `${name}.csr`,
+      "-subj",
+      subj,
+    );
+    await openssl(
+      dir,
+      "x509",
+      "-req",
+      "-in",
+      `${name}.csr`,
+      "-CA",
+      "ca.crt",
+      "-CAkey",
+      "ca.key",
+      "-CAcreateserial",
+      "-out",
+      `${name}.crt`,
+      "-days",
+      "1",
+      "-extfile",
+      `${name}.ext`,
+    );
+  };
+  await issue(
+    "server",
+    "/CN=127.0.0.1",
+    "subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=serverAuth\n",
+  );
+  await issue(
+    "client",
+    "/O=system:masters/CN=kubecache-user",
+    "basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=clientAuth\n",
+  );
+  const read = (f: string) => Deno.readTextFileSync(`${dir}/${f}`);
+  return {
+    dir,
+    ca: read("ca.crt"),
+    serverCert: read("server.crt"),
+    serverKey: read("server.key"),
+    clientCert: read("client.crt"),
+    clientKey: read("client.key"),
+    async [Symbol.asyncDispose]() {
+      await Deno.remove(dir, { recursive: true });
+    },
+  };
+}
+
+Deno.test("KubeClient verifies the server with the configured CA", async () => {
+  await using pki = await makePki();
+  await using server = await FakeApiServer.start({
+    tls: { cert: pki.serverCert, key: pki.serverKey },
+  });
+  assert.ok(server.url.startsWith("https://"));
+  server.create(ConfigMaps, {
+    metadata: { name: "tls", namespace: "default" },
+  });
+  await using trusted = new KubeClient(
+    KubeConfig.fromOptions({ server: server.url, caData: pki.ca }),
+  );
+  const list = await trusted.list(ConfigMaps, { namespace: "default" });
+  assert.deepEqual(list.items.map((o: KubeObject) => o.metadata.name), ["tls"]);
+  // The same CA, base64 as in kubeconfig certificate-authority-data.
+  const yaml = [
+    "apiVersion: v1",
+    "kind: Config",
+    "clusters:",
+    `- name: c`,
+    `  cluster: {server: "${server.url}", certificate-authority-data: ${
+      btoa(pki.ca)
+    }}`,
+    "contexts: [{name: x, context: {cluster: c, user: u}}]",
+    "users: [{name: u, user: {}}]",
+    "current-context: x",
+  ].join("\n");
+  await using fromKubeconfig = new KubeClient(KubeConfig.fromYaml(yaml));
+  await fromKubeconfig.list(ConfigMaps);
+  // Without the CA the handshake fails: a transport error, not a StatusError.
+  await using untrusted = new KubeClient(
+    KubeConfig.fromOptions({ server: server.url }),
+  );
+  const err = await rejection(untrusted.list(ConfigMaps));
+  assert.ok(err instanceof TypeError, String(err));
+});
+
+/** An openssl s_server that requires a client certificate from the CA and serves files of `root`. */
+async function mtlsServer(
+  pki: Awaited<ReturnType<typeof makePki>>,
+  root: string,
+) {
+  const probe = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (probe.addr as Deno.NetAddr).port;
+  probe.close();
+  const child = new Deno.Command("openssl", {
+    args: [
+      "s_server",
+      "-accept",
+      `127.0.0.1:${port}`,
+      "-cert",
+      `${pki.dir}/server.crt`,
+      "-key",
+      `${pki.dir}/server.key`,
+      "-CAfile",
+      `${pki.dir}/ca.crt`,
+      "-Verify",
+      "1",
+      "-verify_return_error",
+      "-WWW",
+    ],
+    cwd: root,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "null",
+  }).spawn();
+  // s_server prints ACCEPT once it listens.
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let seen = "";
+  while (!seen.includes("ACCEPT")) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error("openssl s_server exited before listening");
+    seen += value;
+  }
+  return {
+    url: `https://127.0.0.1:${port}`,
+    async [Symbol.asyncDispose]() {
+      child.kill("SIGTERM");
+      await reader.cancel();
+      await child.status;
+    },
+  };
+}
+
+Deno.test("KubeClient presents the client certificate (and one issued by an exec plugin)", async () => {
+  await using pki = await makePki();
+  const root = `${pki.dir}/www`;
+  await Deno.mkdir(`${root}/api/v1/namespaces/default/configmaps`, {
+    recursive: true,
+  });
+  await Deno.writeTextFile(
+    `${root}/api/v1/namespaces/default/configmaps/hello`,
+    JSON.stringify({
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      metadata: { name: "hello" },
+    }),
+  );
+  await using server = await mtlsServer(pki, root);
+
+  await using withCert = new KubeClient(KubeConfig.fromOptions({
+    server: server.url,
+    caData: pki.ca,
+    certData: pki.clientCert,
+    keyData: pki.clientKey,
+  }));
+  const obj = await withCert.get(ConfigMaps, "hello", { namespace: "default" });
+  assert.equal(obj.metadata.name, "hello");
+
+  await using withoutCert = new KubeClient(
+    KubeConfig.fromOptions({ server: server.url, caData: pki.ca }),
+  );
+  const err = await rejection(withoutCert.get(ConfigMaps, "hello"));
+  assert.ok(err instanceof TypeError, String(err));
+
+  await using p = await plugin();
+  p.setOutput(JSON.stringify({
+    apiVersion: p.exec.apiVersion,
+    kind: "ExecCredential",
+    status: {
+      clientCertificateData: pki.clientCert,
+      clientKeyData: pki.clientKey,
+    },
+  }));
+  await using viaExec = new KubeClient(
+    KubeConfig.fromOptions({
+      server: server.url,
+      caData: pki.ca,
+      exec: p.exec,
+    }),
+  );
+  const again = await viaExec.get(ConfigMaps, "hello", {
+    namespace: "default",
+  });
+  assert.equal(again.metadata.name, "hello");
+  assert.equal(p.runs(), 1);
+});
