@@ -81,15 +81,21 @@ export class Wakeup {
 /**
  * Runs async tasks one at a time, in call order. client-go runs a pop's
  * `process` under the queue lock, so two pops never overlap; this keeps that
- * guarantee when `process` is async.
+ * guarantee when `process` is async. With nothing in flight a task starts
+ * at once, synchronously, which saves the promise hops of a chain.
  */
 export class Serial {
+  #inFlight = 0;
   #tail: Promise<unknown> = Promise.resolve();
 
   /** Run `task` after every earlier task has settled. */
   run<R>(task: () => Promise<R>): Promise<R> {
-    const result = this.#tail.then(task);
-    this.#tail = result.catch(() => {});
+    const result = this.#inFlight === 0 ? task() : this.#tail.then(task);
+    this.#inFlight++;
+    const done = () => {
+      this.#inFlight--;
+    };
+    this.#tail = result.then(done, done);
     return result;
   }
 }

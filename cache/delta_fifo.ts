@@ -428,7 +428,9 @@ export class DeltaFIFO<T> implements Queue<T, Deltas<T>> {
     this.#items.delete(key);
     const isInInitialList = !this.hasSynced();
     try {
-      await process(deltas, isInInitialList);
+      // Await only a promise: a sync process costs no extra tick.
+      const pending = process(deltas, isInInitialList);
+      if (pending !== undefined) await pending;
     } catch (err) {
       if (!(err instanceof RequeueError)) throw err;
       this.#addIfNotPresent(key, deltas);

@@ -11,6 +11,8 @@ import { keyOrThrow, Wakeup } from "./_queue.ts";
 interface Entry<T> {
   key: string;
   obj: T;
+  /** Position in the heap array, kept in step by every move. */
+  index: number;
 }
 
 /**
@@ -48,8 +50,8 @@ interface Entry<T> {
 export class Heap<T> {
   /** The binary heap: `#entries[0]` is the least. */
   #entries: Entry<T>[] = [];
-  /** Key → index in `#entries`; same keys as `#entries`, kept in step. */
-  #index = new Map<string, number>();
+  /** Key → entry; exactly the keys of `#entries`. */
+  #byKey = new Map<string, Entry<T>>();
   #keyFunc: KeyFunc;
   #lessFunc: (a: T, b: T) => boolean;
   #closed = false;
@@ -99,7 +101,7 @@ export class Heap<T> {
   addIfNotPresent(obj: T): void {
     this.#throwIfClosed("add to");
     const key = keyOrThrow(this.#keyFunc, obj);
-    if (this.#index.has(key)) return;
+    if (this.#byKey.has(key)) return;
     this.#push(key, obj);
     this.#wakeup.notify();
   }
@@ -120,13 +122,13 @@ export class Heap<T> {
    */
   delete(obj: T): void {
     const key = keyOrThrow(this.#keyFunc, obj);
-    const i = this.#index.get(key);
-    if (i === undefined) {
+    const entry = this.#byKey.get(key);
+    if (entry === undefined) {
       throw new RangeError(
         `Cannot delete from heap: no object with key "${key}"`,
       );
     }
-    this.#removeAt(i);
+    this.#removeAt(entry.index);
   }
 
   /**
@@ -164,8 +166,7 @@ export class Heap<T> {
 
   /** The stored object under `key`. */
   getByKey(key: string): T | undefined {
-    const i = this.#index.get(key);
-    return i === undefined ? undefined : this.#entries[i].obj;
+    return this.#byKey.get(key)?.obj;
   }
 
   /** Close the heap: adds throw; pops reject once it is empty. */
@@ -186,29 +187,35 @@ export class Heap<T> {
   }
 
   #upsert(key: string, obj: T): void {
-    const i = this.#index.get(key);
-    if (i === undefined) {
+    const entry = this.#byKey.get(key);
+    if (entry === undefined) {
       this.#push(key, obj);
     } else {
-      this.#entries[i].obj = obj;
-      this.#fix(i);
+      entry.obj = obj;
+      this.#fix(entry.index);
     }
   }
 
   #push(key: string, obj: T): void {
-    this.#entries.push({ key, obj });
-    this.#index.set(key, this.#entries.length - 1);
-    this.#up(this.#entries.length - 1);
+    const entry = { key, obj, index: this.#entries.length };
+    this.#entries.push(entry);
+    this.#byKey.set(key, entry);
+    this.#up(entry.index);
   }
 
   /** Remove the entry at `i` and return its object. */
   #removeAt(i: number): T {
-    const last = this.#entries.length - 1;
-    if (i !== last) this.#swap(i, last);
-    const entry = this.#entries.pop()!;
-    this.#index.delete(entry.key);
-    if (i !== last) this.#fix(i);
-    return entry.obj;
+    const entries = this.#entries;
+    const removed = entries[i];
+    const last = entries.pop()!;
+    this.#byKey.delete(removed.key);
+    if (last !== removed) {
+      // Fill the hole with the last entry and restore the order around it.
+      entries[i] = last;
+      last.index = i;
+      this.#fix(i);
+    }
+    return removed.obj;
   }
 
   /** Restore heap order around `i` after its object changed. */
@@ -216,39 +223,43 @@ export class Heap<T> {
     if (!this.#down(i)) this.#up(i);
   }
 
-  #less(i: number, j: number): boolean {
-    return this.#lessFunc(this.#entries[i].obj, this.#entries[j].obj);
-  }
-
-  #swap(i: number, j: number): void {
-    const entries = this.#entries;
-    [entries[i], entries[j]] = [entries[j], entries[i]];
-    this.#index.set(entries[i].key, i);
-    this.#index.set(entries[j].key, j);
-  }
-
+  /** Sift the entry at `i` towards the root, moving parents down. */
   #up(i: number): void {
+    const entries = this.#entries;
+    const entry = entries[i];
     while (i > 0) {
       const parent = (i - 1) >> 1;
-      if (!this.#less(i, parent)) break;
-      this.#swap(i, parent);
+      if (!this.#lessFunc(entry.obj, entries[parent].obj)) break;
+      this.#place(entries[parent], i);
       i = parent;
     }
+    this.#place(entry, i);
   }
 
-  /** Sift down from `i`; returns whether the entry moved. */
+  /** Sift the entry at `i` towards the leaves; returns whether it moved. */
   #down(i: number): boolean {
-    const n = this.#entries.length;
+    const entries = this.#entries;
+    const n = entries.length;
+    const entry = entries[i];
     const start = i;
     while (true) {
       const left = 2 * i + 1;
       if (left >= n) break;
       const right = left + 1;
-      const child = right < n && this.#less(right, left) ? right : left;
-      if (!this.#less(child, i)) break;
-      this.#swap(i, child);
+      const child =
+        right < n && this.#lessFunc(entries[right].obj, entries[left].obj)
+          ? right
+          : left;
+      if (!this.#lessFunc(entries[child].obj, entry.obj)) break;
+      this.#place(entries[child], i);
       i = child;
     }
+    this.#place(entry, i);
     return i > start;
+  }
+
+  #place(entry: Entry<T>, i: number): void {
+    this.#entries[i] = entry;
+    entry.index = i;
   }
 }
