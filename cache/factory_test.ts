@@ -1,6 +1,9 @@
 import assert from "node:assert/strict";
 import { FakeClock } from "../testing/fake_clock.ts";
 import { FakeControllerSource } from "../testing/fake_controller_source.ts";
+import { FakeApiServer } from "../testing/fake_api_server.ts";
+import { KubeConfig } from "../client/config.ts";
+import { KubeClient } from "../client/rest.ts";
 import type {
   ResourceClient,
   ResourceRequestOptions,
@@ -155,4 +158,49 @@ Deno.test("SharedInformerFactory.shutdown() stops every informer, waits, and is 
     () => new SharedInformerFactory(client, { resyncPeriod: -1 }),
     RangeError,
   );
+});
+
+Deno.test("SharedInformerFactory over KubeClient and FakeApiServer follows creates, updates and deletes", async () => {
+  const clock = new FakeClock();
+  await using server = await FakeApiServer.start({ clock });
+  await using client = new KubeClient(
+    KubeConfig.fromOptions({ server: server.url }),
+  );
+  server.create(Pods, { metadata: { namespace: "default", name: "a" } });
+  server.create(Pods, { metadata: { namespace: "kube-system", name: "b" } });
+  const factory = new SharedInformerFactory(client, { clock });
+  const events: string[] = [];
+  const changed = { wake: () => {} };
+  const seen = (e: string) => {
+    events.push(e);
+    changed.wake();
+  };
+  const until = async (n: number) => {
+    while (events.length < n) {
+      await new Promise<void>((resolve) => changed.wake = resolve);
+    }
+  };
+  const reg = factory.informerFor(Pods).addEventHandler({
+    onAdd: (p, initial) =>
+      seen(`add ${p.metadata.name}${initial ? " initial" : ""}`),
+    onUpdate: (_o, p) => seen(`update ${p.metadata.name}`),
+    onDelete: () => seen("delete"),
+  });
+  factory.start(new AbortController().signal);
+  await until(2);
+  assert.deepEqual(events.sort(), ["add a initial", "add b initial"]);
+  assert.equal(reg.hasSynced(), true);
+  const a = server.list(Pods, "default")[0];
+  server.update(Pods, {
+    ...a,
+    metadata: { ...a.metadata, labels: { x: "1" } },
+  });
+  server.delete(Pods, "kube-system", "b");
+  await until(4);
+  assert.deepEqual(events.slice(2), ["update a", "delete"]);
+  assert.deepEqual(
+    factory.lister(Pods).list().map((p) => p.metadata.labels),
+    [{ x: "1" }],
+  );
+  await factory.shutdown();
 });
