@@ -37,7 +37,6 @@ import {
   Rng,
   running,
   scheduled,
-  terminating,
 } from "./_demo_objects.ts";
 
 /**
@@ -50,12 +49,12 @@ export interface DemoWorkloadTarget {
   create(type: ResourceType, obj: KubeObject): KubeObject;
   /** Replace an object; a stale resourceVersion throws a conflict. */
   update(type: ResourceType, obj: KubeObject): KubeObject;
-  /** Remove an object by namespace (`""` or undefined when cluster-scoped) and name. */
-  delete(
-    type: ResourceType,
-    namespace: string | undefined,
-    name: string,
-  ): unknown;
+  /**
+   * Delete an object by namespace (`""` when cluster-scoped) and name;
+   * one with finalizers only gets a deletionTimestamp, and goes away when
+   * an update removes its last finalizer. Returns the object as last stored.
+   */
+  delete(type: ResourceType, namespace: string, name: string): KubeObject;
   /** The stored objects of a type, optionally in one namespace. */
   list(type: ResourceType, namespace?: string): KubeObject[];
 }
@@ -101,6 +100,7 @@ interface DeploymentState {
 }
 
 const DAY = 86_400_000;
+const GRACEFUL = "demo.kubecache.dev/graceful-termination";
 
 /** The deployments the demo starts with: namespace, name, replicas, image. */
 const DEPLOYMENTS: [string, string, number, string][] = [
@@ -140,7 +140,7 @@ const NAMESPACES = ["shop", "payments", "batch", "monitoring"];
  * const target: DemoWorkloadTarget = {
  *   create: (type, obj) => (kinds.push(type.kind), obj),
  *   update: (_type, obj) => obj,
- *   delete: () => undefined,
+ *   delete: (_type, _ns, name) => ({ metadata: { name } }),
  *   list: (): KubeObject[] => [],
  * };
  * const workload = new DemoWorkload(target, { clock: new FakeClock(Date.UTC(2025, 0, 1)), seed: 7 });
@@ -250,7 +250,7 @@ export class DemoWorkload {
   /**
    * Apply one round of changes. Populates first when needed. Each tick
    * advances transitional pods, may crash a container, start a rollout or
-   * scale a deployment, starts a job every twelfth tick, touches config maps
+   * scale a deployment, starts a job every tenth tick, touches config maps
    * and renews one node lease.
    */
   tick(): void {
@@ -258,10 +258,14 @@ export class DemoWorkload {
     this.#ticks++;
     const rng = this.#rng;
     for (const state of [...this.#pods.values()]) this.#advance(state);
-    if (rng.chance(0.15)) this.#crashOne();
-    if (rng.chance(0.06)) this.#rollOut(rng.pick(this.#deployments));
+    if (rng.chance(0.2)) this.#crashOne();
+    // A rollout and a job early on, so a newcomer sees pods come and go
+    // within seconds; then at random.
+    if (this.#ticks === 3 || (rng.chance(0.08) && !this.#rollingOut())) {
+      this.#rollOut(rng.pick(this.#deployments));
+    }
     if (rng.chance(0.05)) this.#scale(rng.pick(this.#deployments));
-    if (this.#ticks % 12 === 0) this.#startJob(this.#clock.now(), false);
+    if (this.#ticks % 10 === 1) this.#startJob(this.#clock.now(), false);
     for (const d of this.#deployments) this.#reconcile(d);
     this.#churnConfigMaps();
     this.#renewLease(this.#ticks % this.#leases.length);
@@ -348,6 +352,9 @@ export class DemoWorkload {
       createdMs,
       rng: this.#rng,
     });
+    // Stands in for graceful termination: a pod being deleted stays
+    // (Terminating) until the workload removes this finalizer.
+    pod.metadata.finalizers = [GRACEFUL];
     const state: PodState = {
       pod: this.#target.create(Pods, pod) as Pod,
       stage: "pending",
@@ -363,9 +370,21 @@ export class DemoWorkload {
     state.stage = stage;
   }
 
-  #deletePod(state: PodState): void {
+  /**
+   * Ask for a graceful deletion: the finalizer every demo pod carries keeps
+   * it (shown Terminating) until `#finalize` removes the finalizer.
+   */
+  #terminate(state: PodState): void {
     const { namespace, name } = state.pod.metadata;
-    this.#target.delete(Pods, namespace ?? "", name!);
+    state.pod = this.#target.delete(Pods, namespace ?? "", name!) as Pod;
+    state.stage = "terminating";
+  }
+
+  /** The kubelet is done: drop the finalizer, and the server removes the pod. */
+  #finalize(state: PodState): void {
+    const next = structuredClone(state.pod);
+    next.metadata.finalizers = [];
+    this.#target.update(Pods, next);
     this.#pods.delete(keyOf(state.pod));
   }
 
@@ -409,12 +428,20 @@ export class DemoWorkload {
         }
         return;
       case "done":
-        if (++state.idle > 40) this.#deletePod(state);
+        if (++state.idle > 40) this.#terminate(state);
         return;
       case "terminating":
-        if (rng.chance(0.7)) this.#deletePod(state);
+        if (rng.chance(0.7)) this.#finalize(state);
         return;
     }
+  }
+
+  /** Whether some deployment still has pods of an older template. */
+  #rollingOut(): boolean {
+    for (const s of this.#pods.values()) {
+      if (s.deployment && podHash(s.pod) !== s.deployment.hash) return true;
+    }
+    return false;
   }
 
   #crashOne(): void {
@@ -481,10 +508,6 @@ export class DemoWorkload {
       this.#createPod(d, now);
     }
     this.#publishStatus(d);
-  }
-
-  #terminate(state: PodState): void {
-    this.#set(state, terminating(state.pod, this.#clock.now()), "terminating");
   }
 
   #publishStatus(d: DeploymentState): void {

@@ -40,16 +40,35 @@ class MemoryTarget implements DemoWorkloadTarget {
       ...obj,
       metadata: { ...obj.metadata, resourceVersion: String(++this.#rv) },
     };
+    if (
+      stored.metadata.deletionTimestamp && !stored.metadata.finalizers?.length
+    ) {
+      this.objects.delete(key);
+      this.log.push(`DELETED ${key}`);
+      return stored;
+    }
     this.objects.set(key, stored);
     this.log.push(`MODIFIED ${key} ${JSON.stringify(stored).length}`);
     return stored;
   }
 
-  delete(type: ResourceType, ns: string, name: string): unknown {
+  delete(type: ResourceType, ns: string, name: string): KubeObject {
     const key = this.#key(type, ns, name);
-    if (!this.objects.delete(key)) throw new Error(`Not found: ${key}`);
+    const cur = this.objects.get(key);
+    if (!cur) throw new Error(`Not found: ${key}`);
+    if (cur.metadata.finalizers?.length) {
+      // As the apiserver: finalizers hold the object, marked for deletion.
+      return this.update(type, {
+        ...cur,
+        metadata: {
+          ...cur.metadata,
+          deletionTimestamp: "2025-06-01T12:00:00Z",
+        },
+      });
+    }
+    this.objects.delete(key);
     this.log.push(`DELETED ${key}`);
-    return undefined;
+    return cur;
   }
 
   list(type: ResourceType): KubeObject[] {

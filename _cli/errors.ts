@@ -1,0 +1,126 @@
+/**
+ * One-line error messages of the CLI: an unreachable server, 401/403
+ * (naming the kubeconfig user), a missing kubeconfig, an unknown resource.
+ *
+ * @module
+ */
+
+import { parseYaml } from "../client/_yaml.ts";
+import { KubeConfigError } from "../client/config.ts";
+import { RequestTimeoutError, StatusError } from "../client/rest.ts";
+import { UnknownResourceError } from "./resolve.ts";
+
+/** What an error message can mention. */
+export interface ErrorContext {
+  /** The API server URL. */
+  server?: string;
+  /** The kubeconfig user (or another description of who we are). */
+  user?: string;
+  /** What was being done, e.g. `list pods in namespace "default"`. */
+  action?: string;
+}
+
+/**
+ * Describe a failure in one line, without a stack trace.
+ * @param err what was thrown
+ * @param ctx the server, user and action to name
+ */
+export function describeError(err: unknown, ctx: ErrorContext = {}): string {
+  const at = ctx.server ? ` at ${ctx.server}` : "";
+  const as = ctx.user ? ` as user "${ctx.user}"` : "";
+  const doing = ctx.action ? ` to ${ctx.action}` : "";
+  if (err instanceof UnknownResourceError) return err.message;
+  if (err instanceof KubeConfigError) {
+    const hint =
+      /Cannot (find|load) (a Kubernetes config|kubeconfig)/.test(err.message)
+        ? " (or use --demo to watch an embedded demo cluster)"
+        : "";
+    return err.message + hint;
+  }
+  if (err instanceof StatusError) {
+    const why = err.message ? `: ${err.message}` : "";
+    if (err.code === 401) {
+      return `Unauthorized${as}${at} (401): the server rejected the credentials${why}`;
+    }
+    if (err.code === 403) {
+      return `Forbidden${as}${at} (403)${
+        doing ? `: not allowed${doing}` : ""
+      }${why}`;
+    }
+    return `The API server${at} answered ${err.code} ${err.reason ?? ""}`
+      .trimEnd() +
+      `${doing ? ` when trying${doing}` : ""}${why}`;
+  }
+  if (err instanceof RequestTimeoutError) {
+    return `The API server${at} did not answer in time: ${err.message}`;
+  }
+  if (err instanceof TypeError && isConnectError(err)) {
+    return `Cannot reach the API server${at}: ${connectReason(err.message)}`;
+  }
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** Whether fetch failed to connect (refused, DNS, TLS, reset). */
+export function isConnectError(err: unknown): boolean {
+  return err instanceof TypeError &&
+    /error sending request|connect|dns|certificate|tls|refused|reset/i.test(
+      err.message,
+    );
+}
+
+function connectReason(message: string): string {
+  if (/refused/i.test(message)) return "connection refused";
+  if (/dns|lookup|resolve/i.test(message)) return "host name not found";
+  if (/certificate|tls|ssl/i.test(message)) return "TLS handshake failed";
+  if (/reset/i.test(message)) return "connection reset";
+  return message;
+}
+
+/**
+ * The kubeconfig user of the context in use, read from the same files the
+ * config came from (explicit path, else KUBECONFIG's list, else
+ * ~/.kube/config; the first file to define a name wins, as kubectl merges).
+ * Undefined when it cannot be told.
+ * @param path the `--kubeconfig` path, if any
+ * @param context the `--context`, if any
+ */
+export function kubeconfigUser(
+  path: string | undefined,
+  context: string | undefined,
+): string | undefined {
+  const paths = path ? [path] : defaultPaths();
+  let current = context;
+  const contexts = new Map<string, string | undefined>();
+  for (const p of paths) {
+    let doc: Record<string, unknown>;
+    try {
+      doc = parseYaml(Deno.readTextFileSync(p)) as Record<string, unknown>;
+    } catch {
+      continue;
+    }
+    if (!doc || typeof doc !== "object") continue;
+    if (!current && typeof doc["current-context"] === "string") {
+      current = doc["current-context"];
+    }
+    for (
+      const c of (doc.contexts ?? []) as {
+        name?: string;
+        context?: { user?: string };
+      }[]
+    ) {
+      if (c?.name && !contexts.has(c.name)) {
+        contexts.set(c.name, c.context?.user);
+      }
+    }
+  }
+  return current ? contexts.get(current) : undefined;
+}
+
+function defaultPaths(): string[] {
+  const env = Deno.env.get("KUBECONFIG");
+  if (env) {
+    return env.split(Deno.build.os === "windows" ? ";" : ":").filter(Boolean);
+  }
+  const home = Deno.env.get("HOME") ?? Deno.env.get("USERPROFILE");
+  return home ? [`${home}/.kube/config`] : [];
+}

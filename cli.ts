@@ -1,0 +1,353 @@
+/**
+ * The kubecache command line: `watch` a resource type of a cluster — or of
+ * an embedded demo cluster — through a SharedIndexInformer, printing the
+ * synced cache as a table and then one line per change.
+ *
+ * ```sh
+ * deno run -A jsr:@kubecache/core/cli watch pods -A --demo
+ * deno run -A jsr:@kubecache/core/cli watch deploy -n kube-system -o wide
+ * ```
+ *
+ * Flags: `-n NS | -A`, `-l SELECTOR`, `--field-selector F`,
+ * `-o table|wide|json|name`, `--kubeconfig PATH`, `--context NAME`,
+ * `--demo`. Resource names resolve as kubectl resolves them (plural,
+ * singular, short name, `name.group`) through the server's discovery.
+ *
+ * @module
+ */
+
+import {
+  newSharedIndexInformer,
+  waitForCacheSync,
+} from "./cache/shared_informer.ts";
+import {
+  DeletedFinalStateUnknown,
+  splitMetaNamespaceKey,
+} from "./cache/keys.ts";
+import type { KubeObject } from "./cache/object.ts";
+import { KubeConfig } from "./client/config.ts";
+import { KubeClient } from "./client/rest.ts";
+import { listWatch } from "./client/list_watch.ts";
+import type { ResourceType } from "./client/resources.ts";
+import { FakeApiServer } from "./testing/fake_api_server.ts";
+import { DemoWorkload } from "./testing/demo_workload.ts";
+import { parseArgs, USAGE, UsageError, type WatchArgs } from "./_cli/args.ts";
+import { discoverResourceTypes } from "./_cli/discover.ts";
+import { resolveResource } from "./_cli/resolve.ts";
+import { type PrintedEvent, WatchPrinter } from "./_cli/printer.ts";
+import { ListProgress, withProgress } from "./_cli/progress.ts";
+import {
+  describeError,
+  isConnectError,
+  kubeconfigUser,
+} from "./_cli/errors.ts";
+
+/** Where {@link main} writes and what stops it; every field has a default. */
+export interface CliOptions {
+  /** Writes one line of output. Default: stdout. */
+  stdout?: (line: string) => void;
+  /** Writes raw text to the error stream (no newline added). Default: stderr. */
+  stderr?: (text: string) => void;
+  /** Whether the error stream is a terminal (progress is shown only then). Default: `Deno.stderr.isTerminal()`. */
+  stderrIsTerminal?: boolean;
+  /** Stops the watch. Default: the first SIGINT (Ctrl-C) or SIGTERM. */
+  signal?: AbortSignal;
+  /** Current time in epoch ms, for ages and event times. Default `Date.now`. */
+  now?: () => number;
+  /** Milliseconds between two changes of the demo workload. Default 500. */
+  demoIntervalMs?: number;
+  /** Seed of the demo workload. Default 1. */
+  demoSeed?: number;
+  /** Called once the initial table is printed (tests wait on it). */
+  onSynced?: () => void;
+}
+
+/**
+ * Run the command line and resolve to the process exit code: 0 after a
+ * clean stop (Ctrl-C), 1 on an error (one line on stderr), 2 on a usage
+ * error.
+ *
+ * @param argv arguments without the program name, e.g. `["watch", "pods", "-A"]`
+ * @param opts output writers, stop signal and clock
+ * @returns the exit code
+ *
+ * @example Print the usage
+ * ```ts
+ * import { main } from "./cli.ts";
+ * import assert from "node:assert/strict";
+ * const out: string[] = [];
+ * assert.equal(await main(["--help"], { stdout: (l) => out.push(l) }), 0);
+ * assert.match(out.join("\n"), /Usage: cli.ts watch <resource>/);
+ * ```
+ */
+export async function main(
+  argv: readonly string[],
+  opts: CliOptions = {},
+): Promise<number> {
+  const stdout = opts.stdout ?? writeLine(Deno.stdout);
+  const stderr = opts.stderr ?? writeText(Deno.stderr);
+  let args;
+  try {
+    args = parseArgs(argv);
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    stderr(`error: ${err.message}\nRun "cli.ts --help" for usage.\n`);
+    return 2;
+  }
+  if (args.command === "help") {
+    for (const line of USAGE.trimEnd().split("\n")) stdout(line);
+    return 0;
+  }
+  const stop = opts.signal ? { signal: opts.signal, dispose() {} } : onCtrlC();
+  try {
+    return await watch(args, { ...opts, stdout, stderr, signal: stop.signal });
+  } finally {
+    stop.dispose();
+  }
+}
+
+type Resolved =
+  & Required<Pick<CliOptions, "stdout" | "stderr" | "signal">>
+  & CliOptions;
+
+async function watch(args: WatchArgs, opts: Resolved): Promise<number> {
+  await using cluster = await connect(args, opts);
+  if (typeof cluster.error === "string") {
+    opts.stderr(`error: ${cluster.error}\n`);
+    return 1;
+  }
+  const { client } = cluster;
+  const context = {
+    server: client.config.server,
+    user: cluster.user,
+    action: `list ${args.resource}`,
+  };
+  let type: ResourceType;
+  try {
+    type = resolveResource(
+      args.resource,
+      await discoverResourceTypes(client, opts.signal),
+    );
+  } catch (err) {
+    if (opts.signal.aborted) return 0;
+    opts.stderr(`error: ${describeError(err, context)}\n`);
+    return 1;
+  }
+  const namespace = !type.namespaced || args.allNamespaces
+    ? ""
+    : args.namespace ?? client.config.namespace;
+  context.action = `list ${type.resource}` +
+    (namespace ? ` in namespace "${namespace}"` : "");
+  return await run(type, namespace, { args, opts, client, context });
+}
+
+/**
+ * Connect to the demo cluster (started here, with its workload) or to the
+ * cluster of the kubeconfig. Disposing it stops whatever was started.
+ */
+async function connect(
+  args: WatchArgs,
+  opts: Resolved,
+): Promise<
+  & AsyncDisposable
+  & (
+    | { client: KubeClient; user?: string; error?: undefined }
+    | { error: string; client?: undefined }
+  )
+> {
+  if (args.demo) {
+    const server = await FakeApiServer.start();
+    const stopWorkload = new AbortController();
+    const workload = new DemoWorkload(server, {
+      intervalMs: opts.demoIntervalMs,
+      seed: opts.demoSeed,
+    });
+    workload.populate();
+    const running = workload.run(
+      AbortSignal.any([opts.signal, stopWorkload.signal]),
+    );
+    const client = new KubeClient(
+      KubeConfig.fromOptions({ server: server.url }),
+    );
+    return {
+      client,
+      user: "demo",
+      async [Symbol.asyncDispose]() {
+        stopWorkload.abort();
+        await running;
+        client.close();
+        await server.close();
+      },
+    };
+  }
+  let config: KubeConfig;
+  try {
+    config = args.kubeconfig || args.context
+      ? KubeConfig.fromFile(args.kubeconfig, { context: args.context })
+      : await KubeConfig.load();
+  } catch (err) {
+    return { error: describeError(err), async [Symbol.asyncDispose]() {} };
+  }
+  const client = new KubeClient(config);
+  return {
+    client,
+    user: config.contextName === undefined
+      ? "in-cluster service account"
+      : kubeconfigUser(args.kubeconfig, args.context),
+    [Symbol.asyncDispose]: () => Promise.resolve(client.close()),
+  };
+}
+
+async function run(
+  type: ResourceType,
+  namespace: string,
+  ctx: {
+    args: WatchArgs;
+    opts: Resolved;
+    client: KubeClient;
+    context: { server: string; user?: string; action: string };
+  },
+): Promise<number> {
+  const { args, opts, client } = ctx;
+  const now = opts.now ?? Date.now;
+  const progress = new ListProgress(type.resource, {
+    write: opts.stderr,
+    enabled: opts.stderrIsTerminal ?? Deno.stderr.isTerminal(),
+  });
+  const lw = withProgress(
+    listWatch(client, type, {
+      namespace,
+      labelSelector: args.labelSelector,
+      fieldSelector: args.fieldSelector,
+    }),
+    progress,
+  );
+  const informer = newSharedIndexInformer(lw, { name: type.resource });
+  const printer = new WatchPrinter({
+    kind: type.kind,
+    typeName: type.kind.toLowerCase() + (type.group ? `.${type.group}` : ""),
+    output: args.output,
+    allNamespaces: namespace === "" && type.namespaced,
+    write: opts.stdout,
+    now,
+  });
+  const initial = new Map<string, KubeObject>();
+  const pending: [PrintedEvent, KubeObject][] = [];
+  let printing = false;
+  const emit = (type: PrintedEvent, obj: KubeObject) => {
+    if (printing) printer.printEvent(type, obj);
+    else pending.push([type, obj]);
+  };
+  const registration = informer.addEventHandler({
+    onAdd(obj, isInInitialList) {
+      if (isInInitialList && !printing) initial.set(keyOf(obj), obj);
+      else emit("ADDED", obj);
+    },
+    onUpdate: (_old, obj) => emit("MODIFIED", obj),
+    onDelete: (obj) => emit("DELETED", lastState(obj)),
+  });
+  // Before the first sync, errors that retrying will not fix end the command.
+  const stopped = new AbortController();
+  let fatal: unknown;
+  let warned = false;
+  informer.setWatchErrorHandler((_r, err) => {
+    if (informer.hasSynced()) return;
+    if (isFatal(err)) {
+      fatal = err;
+      stopped.abort();
+    } else if (!warned) {
+      warned = true;
+      progress.done();
+      opts.stderr(`warning: ${describeError(err, ctx.context)}; retrying\n`);
+    }
+  });
+  const signal = AbortSignal.any([opts.signal, stopped.signal]);
+  const running = informer.run(signal);
+  try {
+    const synced = await waitForCacheSync(
+      signal,
+      () => registration.hasSynced(),
+    );
+    progress.done();
+    if (fatal !== undefined) {
+      opts.stderr(`error: ${describeError(fatal, ctx.context)}\n`);
+      return 1;
+    }
+    if (!synced) return 0;
+    printing = true;
+    if (
+      !printer.printInitial([...initial.values()]) && args.output !== "json"
+    ) {
+      opts.stderr(
+        `No resources found${namespace ? ` in ${namespace} namespace` : ""}.\n`,
+      );
+    }
+    for (const [type, obj] of pending.splice(0)) printer.printEvent(type, obj);
+    opts.onSynced?.();
+    await aborted(signal);
+    return 0;
+  } finally {
+    stopped.abort();
+    await running.catch(() => {});
+  }
+}
+
+/** Errors that retrying cannot fix: no server, no access, no such resource. */
+function isFatal(err: unknown): boolean {
+  const code = (err as { code?: unknown })?.code;
+  return isConnectError(err) ||
+    code === 401 || code === 403 || code === 404 || code === 400;
+}
+
+/** The object of a deletion; a tombstone without one becomes a stub of its key. */
+function lastState(
+  obj: KubeObject | DeletedFinalStateUnknown<KubeObject>,
+): KubeObject {
+  if (!(obj instanceof DeletedFinalStateUnknown)) return obj;
+  return obj.obj ?? { metadata: splitMetaNamespaceKey(obj.key) };
+}
+
+function aborted(signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) =>
+    signal.addEventListener("abort", () => resolve(), { once: true })
+  );
+}
+
+function keyOf(obj: KubeObject): string {
+  return `${obj.metadata.namespace ?? ""}/${obj.metadata.name}`;
+}
+
+/** An AbortSignal fired by the first Ctrl-C (or SIGTERM off Windows). */
+function onCtrlC(): { signal: AbortSignal; dispose(): void } {
+  const controller = new AbortController();
+  const signals: Deno.Signal[] = Deno.build.os === "windows"
+    ? ["SIGINT"]
+    : ["SIGINT", "SIGTERM"];
+  const handler = () => controller.abort();
+  for (const s of signals) Deno.addSignalListener(s, handler);
+  return {
+    signal: controller.signal,
+    dispose: () => {
+      for (const s of signals) Deno.removeSignalListener(s, handler);
+    },
+  };
+}
+
+function writeLine(file: { writeSync(p: Uint8Array): number }) {
+  const write = writeText(file);
+  return (line: string) => write(line + "\n");
+}
+
+function writeText(file: { writeSync(p: Uint8Array): number }) {
+  const encoder = new TextEncoder();
+  return (text: string) => {
+    const bytes = encoder.encode(text);
+    let off = 0;
+    while (off < bytes.length) off += file.writeSync(bytes.subarray(off));
+  };
+}
+
+if (import.meta.main) {
+  Deno.exit(await main(Deno.args));
+}
