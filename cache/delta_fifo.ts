@@ -105,18 +105,19 @@ export interface DeltaFIFOOptions<T> {
 }
 
 /**
- * A producer-consumer queue of object changes (client-go `DeltaFIFO`); a
- * Reflector produces, and the consumer is whatever calls `pop`.
+ * A queue of object changes (client-go `DeltaFIFO`). It is like
+ * {@link FIFO}, but differs in two ways. First, what it accumulates per key
+ * is not the latest object but {@link Deltas}: the list of changes to that
+ * object since it was last popped. Applying a change appends a
+ * {@link Delta}, except that a `Deleted` right after a `Deleted` does not
+ * grow the list: the two collapse into one, keeping the one with more
+ * information (a real object rather than a {@link DeletedFinalStateUnknown}).
+ * Second, it has two more kinds of change: `Replaced` (or `Sync`) from a
+ * relist and `Sync` from a periodic resync.
  *
- * DeltaFIFO is like {@link FIFO} but differs in two ways. First, what it
- * accumulates per key is not the latest object but {@link Deltas}: the list
- * of changes to that object since it was last popped. Applying a change
- * appends a {@link Delta}, except that a `Deleted` right after a `Deleted`
- * does not grow the list: the two collapse into one, keeping the one with
- * more information (a real object rather than a
- * {@link DeletedFinalStateUnknown}). Second, it has two more kinds of
- * change: `Replaced` (or `Sync`) from a relist and `Sync` from a periodic
- * resync.
+ * It is a producer-consumer queue: a Reflector produces, and the consumer
+ * is whatever calls `pop` (an informer). `pop` is O(1) however long the
+ * queue is.
  *
  * DeltaFIFO solves this use case:
  * - process every change to an object at most once;
@@ -143,8 +144,11 @@ export interface DeltaFIFOOptions<T> {
  *   addIfNotPresent before it means there is no initial population;
  * - `resync` queues `Sync` for each known object with nothing queued.
  *
- * `pop` runs one process function at a time; objects inside the deltas are
- * shared, not copied: treat them as read-only.
+ * `pop` runs one process function at a time. Unlike client-go, where
+ * `process` runs under the queue lock, an async process lets producers add
+ * while it awaits; a {@link RequeueError} then yields to deltas queued
+ * meanwhile (they are newer). Objects inside the deltas are shared, not
+ * copied: treat them as read-only.
  *
  * @typeParam T the object type
  *
