@@ -176,24 +176,31 @@ interface WatchOutcome {
  * @example Mirror a source into a store
  * ```ts
  * import { Reflector } from "./reflector.ts";
+ * import type { KubeObject } from "./object.ts";
  * import { FakeControllerSource } from "../testing/fake_controller_source.ts";
  * import assert from "node:assert/strict";
+ *
  * const source = new FakeControllerSource();
  * source.add({ metadata: { namespace: "ns", name: "a" } });
  * const seen: string[] = [];
+ * const added = Promise.withResolvers<void>();
  * const store = {
- *   add: (o: { metadata: { name?: string } }) => seen.push(`add ${o.metadata.name}`),
- *   update: () => {},
- *   delete: () => {},
- *   replace: (l: unknown[], rv: string) => seen.push(`replace ${l.length} @${rv}`),
- *   resync: () => {},
+ *   replace(list: KubeObject[], rv: string) {
+ *     seen.push(`replace ${list.length} @${rv}`);
+ *     source.add({ metadata: { namespace: "ns", name: "b" } }); // the watch delivers it
+ *   },
+ *   add(obj: KubeObject) {
+ *     seen.push(`add ${obj.metadata.name}`);
+ *     added.resolve();
+ *   },
+ *   update() {},
+ *   delete() {},
+ *   resync() {},
  * };
  * const ctl = new AbortController();
- * const reflector = new Reflector(source, store);
+ * const reflector = new Reflector(source, store, { name: "configmaps" });
  * const done = reflector.run(ctl.signal);
- * while (source.openWatches() === 0) await new Promise((r) => setTimeout(r, 1));
- * source.add({ metadata: { namespace: "ns", name: "b" } });
- * while (seen.length < 2) await new Promise((r) => setTimeout(r, 1));
+ * await added.promise;
  * ctl.abort();
  * await done;
  * assert.deepEqual(seen, ["replace 1 @1", "add b"]);
@@ -554,10 +561,11 @@ export class Reflector<T extends KubeObject = KubeObject>
       }
       const veryShort = out.events === 0 && lasted < VERY_SHORT_WATCH_MS;
       if (out.broken) {
-        // A cut stream resumes at the last RV; one that never delivered
-        // anything counts as a very short watch (relist after backoff).
-        if (veryShort) throw out.error;
+        // A cut stream resumes at the last RV, after a backoff when it
+        // delivered nothing (so a connection that keeps breaking is no
+        // tight loop).
         this.#report(out.error);
+        if (veryShort) await this.#sleep(this.#delayAfter(out.error), signal);
         continue;
       }
       if (out.error !== undefined) {

@@ -443,17 +443,22 @@ Deno.test("Reflector resumes a cut stream at the last RV without relisting", asy
   assert.deepEqual(h.store.ops, ["replace @0", "add a@1"]);
 });
 
-Deno.test("Reflector treats a stream cut before any event as a very short watch", async () => {
+Deno.test("Reflector backs off before resuming a stream cut before any event", async () => {
   await using h = harness();
+  h.source.add(obj("a"));
   h.start();
   await until(() => h.source.openWatches() === 1);
   h.source.breakWatches();
   await until(() => h.errors.length === 1);
   assert.equal(await h.pendingDelay(), 800);
-  await h.clock.step(800);
+  await h.clock.step(799);
+  assert.equal(h.source.watchCalls.length, 1);
+  await h.clock.step(1);
   await until(() =>
-    h.source.listCalls.length === 2 && h.source.openWatches() === 1
+    h.source.watchCalls.length === 2 && h.source.openWatches() === 1
   );
+  assert.equal(h.source.watchCalls[1].resourceVersion, "1");
+  assert.equal(h.source.listCalls.length, 1);
 });
 
 Deno.test("Reflector abandons a watch silent past its timeout plus a margin and reopens it without a list", async () => {
