@@ -221,11 +221,12 @@ Deno.test("SharedIndexInformer: a relist's new objects are not initial, missed d
   source.add(pod("a"));
   source.add(pod("b"));
   const h = recorder();
+  const watchErrors: unknown[] = [];
   const { informer, stop } = start(source, {
     clock,
   }, (i) => {
     i.addEventHandler(h);
-    i.setWatchErrorHandler(() => {});
+    i.setWatchErrorHandler((_r, e) => void watchErrors.push(e));
   });
   await eventually(
     () => informer.hasSynced() && source.openWatches() === 1,
@@ -243,6 +244,7 @@ Deno.test("SharedIndexInformer: a relist's new objects are not initial, missed d
     "tombstone ns/b",
     "update a",
   ]);
+  assert.ok(watchErrors.length >= 1); // told about the cut and the 410
   const health = informer.health()!;
   assert.ok(health.relists >= 1);
   assert.ok(health.lastError !== undefined);
