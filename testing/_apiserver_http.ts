@@ -146,17 +146,54 @@ function authenticate(
   const auth = req.headers.get("authorization");
   if (auth === null) {
     if (PUBLIC_PATHS.has(url.pathname)) return undefined;
-    return statusResponse(
-      failure(
-        403,
-        "Forbidden",
-        `forbidden: User "system:anonymous" cannot ${req.method.toLowerCase()} path "${url.pathname}"`,
-        {},
-      ),
-    );
+    return statusResponse(forbidAnonymous(ctx, req, url));
   }
   if (auth === `Bearer ${ctx.token}`) return undefined;
   return statusResponse(failure(401, "Unauthorized", "Unauthorized"));
+}
+
+/** The 403 an anonymous request gets, worded as RBAC words it. */
+function forbidAnonymous(ctx: ServerContext, req: Request, url: URL): Status {
+  const user = 'User "system:anonymous"';
+  const segs = url.pathname.split("/").slice(1).map(decodeURIComponent);
+  const [g, v, rest] = segs[0] === "api"
+    ? ["", segs[1], segs.slice(2)]
+    : [segs[1], segs[2], segs.slice(3)];
+  const r = segs[0] === "api" || segs[0] === "apis"
+    ? resolve(ctx.cluster, g ?? "", v ?? "", rest)
+    : undefined;
+  if (!r) {
+    const verb = req.method.toLowerCase();
+    return failure(
+      403,
+      "Forbidden",
+      `forbidden: ${user} cannot ${verb} path "${url.pathname}"`,
+      {},
+    );
+  }
+  const resource = r.table.type.resource;
+  const w = url.searchParams.get("watch");
+  const verb = ({
+    GET: r.name ? "get" : w === "true" || w === "1" ? "watch" : "list",
+    POST: "create",
+    PUT: "update",
+    PATCH: "patch",
+    DELETE: r.name ? "delete" : "deletecollection",
+  } as Record<string, string>)[req.method] ?? req.method.toLowerCase();
+  const scope = r.namespace
+    ? `in the namespace "${r.namespace}"`
+    : "at the cluster scope";
+  const subject = r.name ? `${resource} "${r.name}"` : resource;
+  const details: Record<string, string> = {};
+  if (r.name) details.name = r.name;
+  if (r.table.type.group) details.group = r.table.type.group;
+  details.kind = resource;
+  return failure(
+    403,
+    "Forbidden",
+    `${subject} is forbidden: ${user} cannot ${verb} resource "${resource}" in API group "${r.table.type.group}" ${scope}`,
+    details,
+  );
 }
 
 /** A JSON response. */
