@@ -154,7 +154,12 @@ async function runSeed(world: World, seed: number): Promise<void> {
     ConfigMap
   >(
     listWatch(world.client, ConfigMaps, { namespace: ns }),
-    { clock },
+    {
+      clock,
+      // Some seeds stream the initial state, some page their lists.
+      useWatchList: seed % 3 === 0,
+      pageSize: seed % 5 === 0 ? 2 : undefined,
+    },
   );
   const errors: unknown[] = [];
   informer.setWatchErrorHandler((_r, e) => errors.push(e));
@@ -246,6 +251,11 @@ Deno.test("SharedIndexInformer converges to the server's objects under random fa
       throw err;
     }
   }
+  world.seen["watch-list requests"] =
+    server.requests.filter((r) => r.query.get("sendInitialEvents") === "true")
+      .length;
+  world.seen["continue pages"] =
+    server.requests.filter((r) => r.query.has("continue")).length;
   if (Deno.env.get("STATS")) console.log(world.seen);
   if (seeds.length >= 50) {
     // The schedules did exercise every recovery path.
@@ -257,6 +267,8 @@ Deno.test("SharedIndexInformer converges to the server's objects under random fa
         "server error",
         "watchdog",
         "very short watch",
+        "watch-list requests",
+        "continue pages",
       ]
     ) {
       assert.ok(
