@@ -11,3 +11,4 @@ export * from "./rest.ts";
 export * from "./watch.ts";
 export * from "./config.ts";
 export * from "./auth.ts";
+export * from "./discovery.ts";
