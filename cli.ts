@@ -42,6 +42,9 @@ import {
   kubeconfigUser,
 } from "./_cli/errors.ts";
 
+/** Objects per list page, as `kubectl get` asks for. */
+const PAGE_SIZE = 500;
+
 /** Where {@link main} writes and what stops it; every field has a default. */
 export interface CliOptions {
   /** Writes one line of output. Default: stdout. */
@@ -54,6 +57,8 @@ export interface CliOptions {
   signal?: AbortSignal;
   /** Current time in epoch ms, for ages and event times. Default `Date.now`. */
   now?: () => number;
+  /** Formats the time of an event line. Default: local `HH:MM:SS`. */
+  formatTime?: (ms: number) => string;
   /** Milliseconds between two changes of the demo workload. Default 500. */
   demoIntervalMs?: number;
   /** Seed of the demo workload. Default 1. */
@@ -222,7 +227,10 @@ async function run(
     }),
     progress,
   );
-  const informer = newSharedIndexInformer(lw, { name: type.resource });
+  const informer = newSharedIndexInformer(lw, {
+    name: type.resource,
+    pageSize: PAGE_SIZE,
+  });
   const printer = new WatchPrinter({
     kind: type.kind,
     typeName: type.kind.toLowerCase() + (type.group ? `.${type.group}` : ""),
@@ -230,6 +238,7 @@ async function run(
     allNamespaces: namespace === "" && type.namespaced,
     write: opts.stdout,
     now,
+    formatTime: opts.formatTime,
   });
   const initial = new Map<string, KubeObject>();
   const pending: [PrintedEvent, KubeObject][] = [];

@@ -55,7 +55,9 @@ export function describeError(err: unknown, ctx: ErrorContext = {}): string {
     return `The API server${at} did not answer in time: ${err.message}`;
   }
   if (err instanceof TypeError && isConnectError(err)) {
-    return `Cannot reach the API server${at}: ${connectReason(err.message)}`;
+    return `Cannot reach the API server${at}: ${
+      connectReason(fetchMessage(err))
+    }`;
   }
   return err instanceof Error ? err.message : String(err);
 }
@@ -63,9 +65,14 @@ export function describeError(err: unknown, ctx: ErrorContext = {}): string {
 /** Whether fetch failed to connect (refused, DNS, TLS, reset). */
 export function isConnectError(err: unknown): boolean {
   return err instanceof TypeError &&
-    /error sending request|connect|dns|certificate|tls|refused|reset/i.test(
-      err.message,
-    );
+    /fetch failed|error sending request|connect|dns|certificate|tls|refused|reset/i
+      .test(fetchMessage(err));
+}
+
+/** fetch's own message and its cause's, where the details are. */
+function fetchMessage(err: Error): string {
+  const cause = err.cause instanceof Error ? err.cause.message : "";
+  return `${err.message} ${cause}`;
 }
 
 function connectReason(message: string): string {
@@ -73,7 +80,7 @@ function connectReason(message: string): string {
   if (/dns|lookup|resolve/i.test(message)) return "host name not found";
   if (/certificate|tls|ssl/i.test(message)) return "TLS handshake failed";
   if (/reset/i.test(message)) return "connection reset";
-  return message;
+  return message.trim();
 }
 
 /**

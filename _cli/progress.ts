@@ -71,7 +71,10 @@ function fmt(n: number): string {
 }
 
 /**
- * Wrap a ListerWatcher so every list page is counted by `progress`.
+ * Wrap a ListerWatcher so every list page is counted by `progress`. A list
+ * at resourceVersion "0" (which servers answer in one piece from their
+ * cache) becomes a paginated quorum read, as `kubectl get` makes, so
+ * progress can be shown page by page and the server streams in chunks.
  * @param lw the lister-watcher the informer would use
  * @param progress the counter
  */
@@ -81,6 +84,9 @@ export function withProgress<T extends KubeObject>(
 ): ListerWatcher<T> {
   return {
     async list(opts, signal) {
+      if (opts.resourceVersion === "0" && !opts.continue) {
+        opts = { ...opts, resourceVersion: undefined };
+      }
       const page = await lw.list(opts, signal);
       progress.page(page.items.length, {
         first: !opts.continue,

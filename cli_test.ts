@@ -1,0 +1,354 @@
+import assert from "node:assert/strict";
+import { main } from "./cli.ts";
+import { FakeApiServer } from "./testing/fake_api_server.ts";
+import { ConfigMaps, Deployments, Pods } from "./client/resources.ts";
+import { makePod, Rng, running, scheduled } from "./testing/_demo_objects.ts";
+import type { KubeObject } from "./cache/object.ts";
+
+const NOW = Date.UTC(2025, 5, 1, 12, 0, 0);
+
+/** Collects output and resolves waiters once a line matches. */
+class Output {
+  lines: string[] = [];
+  #waiters: { re: RegExp; resolve: () => void }[] = [];
+
+  write = (text: string) => {
+    this.lines.push(text);
+    this.#waiters = this.#waiters.filter((w) => {
+      if (!w.re.test(text)) return true;
+      w.resolve();
+      return false;
+    });
+  };
+
+  get text(): string {
+    return this.lines.join("\n");
+  }
+
+  /** Resolve once a line (already written or later) matches. */
+  until(re: RegExp): Promise<void> {
+    if (this.lines.some((l) => re.test(l))) return Promise.resolve();
+    return new Promise((resolve) => this.#waiters.push({ re, resolve }));
+  }
+}
+
+async function kubeconfig(
+  server: string,
+  user: { name: string; token?: string },
+  namespace?: string,
+): Promise<string> {
+  const path = await Deno.makeTempFile({ suffix: ".yaml" });
+  await Deno.writeTextFile(
+    path,
+    `apiVersion: v1
+kind: Config
+clusters:
+- name: fake
+  cluster:
+    server: ${server}
+users:
+- name: ${user.name}
+  user: ${user.token ? `{ token: ${user.token} }` : "{}"}
+contexts:
+- name: fake
+  context: { cluster: fake, user: ${user.name}${
+      namespace ? `, namespace: ${namespace}` : ""
+    } }
+current-context: fake
+`,
+  );
+  return path;
+}
+
+function pod(name: string, namespace: string, rng: Rng): KubeObject {
+  const p = makePod({
+    namespace,
+    owner: name,
+    ownerKind: "ReplicaSet",
+    ownerUid: "u",
+    app: name,
+    image: "nginx:1",
+    hash: "abc",
+    createdMs: NOW,
+    rng,
+  });
+  p.metadata.name = name;
+  return running(scheduled(p, "node-1", NOW), { nowMs: NOW, ready: true, rng });
+}
+
+/** Runs `main` until `ready` resolves, then stops it; returns its exit code. */
+async function watchUntil(
+  argv: string[],
+  ready: (out: Output, err: Output) => Promise<void>,
+  opts: { stderrIsTerminal?: boolean } = {},
+): Promise<{ code: number; out: Output; err: Output }> {
+  const out = new Output();
+  const err = new Output();
+  const stop = new AbortController();
+  const exit = main(argv, {
+    stdout: out.write,
+    stderr: err.write,
+    stderrIsTerminal: opts.stderrIsTerminal ?? false,
+    signal: stop.signal,
+    now: () => NOW + 5000,
+    formatTime: () => "12:00:05",
+    demoIntervalMs: 20,
+  });
+  await Promise.race([ready(out, err), exit]);
+  stop.abort();
+  return { code: await exit, out, err };
+}
+
+Deno.test("main() prints the synced pods as a table, then one line per event", async () => {
+  await using server = await FakeApiServer.start();
+  const rng = new Rng(1);
+  server.create(Pods, pod("web-1", "default", rng));
+  server.create(Pods, pod("web-2", "default", rng));
+  server.create(Pods, pod("other", "kube-system", rng));
+  const config = await kubeconfig(server.url, { name: "alice" });
+  const { code, out } = await watchUntil(
+    ["watch", "po", "--kubeconfig", config],
+    async (out) => {
+      await out.until(/^TIME\s+EVENT/);
+      const cur = server.list(Pods, "default")[0];
+      server.update(Pods, {
+        ...cur,
+        metadata: { ...cur.metadata, labels: { tier: "web" } },
+      });
+      server.delete(Pods, "default", "web-2");
+      await out.until(/DELETED/);
+    },
+  );
+  await Deno.remove(config);
+  assert.equal(code, 0);
+  assert.match(out.lines[0], /^NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE$/);
+  assert.match(out.lines[1], /^web-1\s+1\/1\s+Running\s+0\s+\S+$/);
+  assert.match(out.lines[2], /^web-2\s+1\/1\s+Running\s+0\s+\S+$/);
+  assert.ok(!out.text.includes("other"), "kube-system is not watched");
+  assert.match(
+    out.text,
+    /^12:00:05\s+MODIFIED\s+default\/web-1\s+1\/1\s+Running\s+0\s+\S+$/m,
+  );
+  assert.match(out.text, /^12:00:05\s+DELETED\s+default\/web-2\s+1\/1/m);
+});
+
+Deno.test("main() watches every namespace with -A and prints deployments' columns", async () => {
+  await using server = await FakeApiServer.start();
+  server.create(Deployments, {
+    metadata: { name: "api", namespace: "kube-system" },
+    spec: {
+      replicas: 3,
+      template: { spec: { containers: [{ name: "c", image: "img:1" }] } },
+    },
+    status: { readyReplicas: 2, updatedReplicas: 3, availableReplicas: 2 },
+  } as KubeObject);
+  const config = await kubeconfig(server.url, { name: "alice" });
+  const { code, out } = await watchUntil(
+    ["watch", "deployments.apps", "-A", "-o", "wide", "--kubeconfig", config],
+    (out) => out.until(/^TIME/),
+  );
+  await Deno.remove(config);
+  assert.equal(code, 0);
+  assert.match(
+    out.lines[0],
+    /^NAMESPACE\s+NAME\s+READY\s+UP-TO-DATE\s+AVAILABLE\s+AGE\s+CONTAINERS\s+IMAGES\s+SELECTOR$/,
+  );
+  assert.match(
+    out.lines[1],
+    /^kube-system\s+api\s+2\/3\s+3\s+2\s+\S+\s+c\s+img:1\s+<none>$/,
+  );
+});
+
+Deno.test("main() prints JSON lines and names with -o json and -o name", async () => {
+  await using server = await FakeApiServer.start();
+  server.create(ConfigMaps, { metadata: { name: "a", namespace: "default" } });
+  const config = await kubeconfig(server.url, { name: "alice" });
+  const json = await watchUntil(
+    ["watch", "cm", "-o", "json", "--kubeconfig", config],
+    async (out) => {
+      await out.until(/"ADDED"/);
+      server.create(ConfigMaps, {
+        metadata: { name: "b", namespace: "default" },
+      });
+      await out.until(/"name":"b"/);
+    },
+  );
+  const first = JSON.parse(json.out.lines[0]);
+  assert.equal(first.type, "ADDED");
+  assert.equal(first.object.metadata.name, "a");
+  const second = JSON.parse(json.out.lines[1]);
+  assert.deepEqual([second.type, second.object.metadata.name], ["ADDED", "b"]);
+  const names = await watchUntil(
+    ["watch", "configmaps", "-o", "name", "--kubeconfig", config],
+    async (out) => {
+      await out.until(/^configmap\/b$/);
+      server.delete(ConfigMaps, "default", "a");
+      await out.until(/DELETED/);
+    },
+  );
+  await Deno.remove(config);
+  assert.deepEqual(names.out.lines, [
+    "configmap/a",
+    "configmap/b",
+    "DELETED configmap/a",
+  ]);
+});
+
+Deno.test("main() shows list progress on a terminal, with the server's total", async () => {
+  await using server = await FakeApiServer.start();
+  const rng = new Rng(2);
+  for (let i = 0; i < 1200; i++) {
+    server.create(Pods, pod(`p-${i}`, "default", rng));
+  }
+  const config = await kubeconfig(server.url, { name: "alice" });
+  const { err, out } = await watchUntil(
+    ["watch", "pods", "--kubeconfig", config],
+    (out) => out.until(/^TIME/),
+    { stderrIsTerminal: true },
+  );
+  await Deno.remove(config);
+  const progress = err.lines.map((l) => l.replace("\r\x1b[2K", ""));
+  assert.deepEqual(progress, [
+    "Loading pods: 500 of 1,200",
+    "Loading pods: 1,000 of 1,200",
+    "Loading pods: 1,200",
+    "",
+  ]);
+  assert.equal(out.lines.filter((l) => l.startsWith("p-")).length, 1200);
+});
+
+Deno.test("main() names the closest resource for an unknown one", async () => {
+  await using server = await FakeApiServer.start();
+  const config = await kubeconfig(server.url, { name: "alice" });
+  const { code, err } = await watchUntil(
+    ["watch", "podz", "--kubeconfig", config],
+    () => new Promise(() => {}),
+  );
+  await Deno.remove(config);
+  assert.equal(code, 1);
+  assert.equal(
+    err.text,
+    'error: Unknown resource type "podz" on the server: did you mean "pods"?\n',
+  );
+});
+
+Deno.test("main() reports 401 and 403 naming the kubeconfig user", async () => {
+  await using server = await FakeApiServer.start({ token: "right" });
+  const wrong = await kubeconfig(server.url, { name: "alice", token: "wrong" });
+  const unauthorized = await watchUntil(
+    ["watch", "pods", "--kubeconfig", wrong],
+    () => new Promise(() => {}),
+  );
+  await Deno.remove(wrong);
+  assert.equal(unauthorized.code, 1);
+  assert.match(
+    unauthorized.err.text,
+    new RegExp(
+      `^error: Unauthorized as user "alice" at ${server.url} \\(401\\)`,
+    ),
+  );
+  assert.equal(unauthorized.err.lines.length, 1);
+
+  const right = await kubeconfig(
+    server.url,
+    { name: "bob", token: "right" },
+    "team",
+  );
+  server.faults.failNext(1, {
+    status: 403,
+    match: (req) => new URL(req.url).pathname.endsWith("/pods"),
+  });
+  const forbidden = await watchUntil(
+    ["watch", "pods", "--kubeconfig", right],
+    () => new Promise(() => {}),
+  );
+  await Deno.remove(right);
+  assert.equal(forbidden.code, 1);
+  assert.match(
+    forbidden.err.text,
+    /^error: Forbidden as user "bob" at \S+ \(403\): not allowed to list pods in namespace "team"/,
+  );
+});
+
+Deno.test("main() reports an unreachable server in one line", async () => {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (listener.addr as Deno.NetAddr).port;
+  listener.close();
+  const config = await kubeconfig(`http://127.0.0.1:${port}`, {
+    name: "alice",
+  });
+  const { code, err } = await watchUntil(
+    ["watch", "pods", "--kubeconfig", config],
+    () => new Promise(() => {}),
+  );
+  await Deno.remove(config);
+  assert.equal(code, 1);
+  assert.equal(
+    err.text,
+    `error: Cannot reach the API server at http://127.0.0.1:${port}: connection refused\n`,
+  );
+});
+
+Deno.test("main() reports a missing kubeconfig and suggests --demo", async (t) => {
+  await t.step("an explicit path", async () => {
+    const { code, err } = await watchUntil(
+      ["watch", "pods", "--kubeconfig", "/nonexistent/kubeconfig"],
+      () => new Promise(() => {}),
+    );
+    assert.equal(code, 1);
+    assert.match(
+      err.text,
+      /^error: Cannot read kubeconfig \/nonexistent\/kubeconfig: /,
+    );
+    assert.equal(err.lines.length, 1);
+  });
+  await t.step("none anywhere", async () => {
+    const home = await Deno.makeTempDir();
+    const saved = ["HOME", "KUBECONFIG", "KUBERNETES_SERVICE_HOST"].map((k) =>
+      [k, Deno.env.get(k)] as const
+    );
+    Deno.env.set("HOME", home);
+    Deno.env.delete("KUBECONFIG");
+    Deno.env.delete("KUBERNETES_SERVICE_HOST");
+    try {
+      const { code, err } = await watchUntil(
+        ["watch", "pods"],
+        () => new Promise(() => {}),
+      );
+      assert.equal(code, 1);
+      assert.match(
+        err.text,
+        /^error: Cannot find a Kubernetes config: .*\(or use --demo to watch an embedded demo cluster\)\n$/,
+      );
+    } finally {
+      for (const [k, v] of saved) {
+        v === undefined ? Deno.env.delete(k) : Deno.env.set(k, v);
+      }
+      await Deno.remove(home);
+    }
+  });
+});
+
+Deno.test("main() rejects a bad command line with exit code 2", async () => {
+  const err = new Output();
+  assert.equal(await main(["watch"], { stderr: err.write }), 2);
+  assert.match(err.text, /^error: Missing resource/);
+});
+
+Deno.test("main() --demo shows the demo cluster's pods and their changes", async () => {
+  const { code, out } = await watchUntil(
+    ["watch", "pods", "-A", "--demo"],
+    async (out) => {
+      await out.until(/^TIME/);
+      await out.until(/^12:00:05\s+(ADDED|MODIFIED|DELETED)\s+\S+\//);
+    },
+  );
+  assert.equal(code, 0);
+  assert.match(
+    out.lines[0],
+    /^NAMESPACE\s+NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE$/,
+  );
+  for (const ns of ["default", "kube-system", "shop", "payments"]) {
+    assert.ok(out.lines.some((l) => l.startsWith(ns + " ")), ns);
+  }
+});
