@@ -508,7 +508,10 @@ export class Reflector<T extends KubeObject = KubeObject>
   ): Promise<boolean> {
     if (isExpired(err) || isTooLargeResourceVersion(err)) {
       this.#report(err);
+      // Retry at once at RV ""; if that was RV "" already, back off first.
+      const already = this.#rvUnavailable;
       this.#rvUnavailable = true;
+      if (already) await this.#sleep(this.#delayAfter(err), signal);
       return true;
     }
     if (isRetriableWatchError(err)) {

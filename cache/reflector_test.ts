@@ -534,6 +534,25 @@ Deno.test("Reflector streams the initial state with a watch-list when useWatchLi
   assert.equal(h.source.watchCalls.length, 1);
 });
 
+Deno.test('Reflector retries an expired watch-list at RV "" at once, then with backoff', async () => {
+  await using h = harness({ useWatchList: true });
+  h.source.add(obj("a"));
+  h.source.failNext("watch", new StatusError(status(410, "Expired")), 2);
+  h.start();
+  await until(() => h.errors.length === 2);
+  assert.equal(h.source.watchCalls.length, 2);
+  assert.equal(await h.pendingDelay(), 800);
+  await h.clock.step(800);
+  await until(() => h.store.ops.length === 1);
+  assert.deepEqual(h.source.watchCalls.map((c) => c.resourceVersion), [
+    "",
+    "",
+    "",
+  ]);
+  assert.deepEqual(h.store.ops, ["replace a@1"]);
+  assert.deepEqual(h.source.listCalls, []);
+});
+
 Deno.test("Reflector falls back to list+watch when the server rejects watch-list (422)", async () => {
   await using h = harness({
     useWatchList: true,
