@@ -32,8 +32,8 @@ import type { ResourceType } from "./client/resources.ts";
 import { FakeApiServer } from "./testing/fake_api_server.ts";
 import { DemoWorkload } from "./testing/demo_workload.ts";
 import { parseArgs, USAGE, UsageError, type WatchArgs } from "./_cli/args.ts";
-import { discoverResourceTypes } from "./_cli/discover.ts";
-import { resolveResource } from "./_cli/resolve.ts";
+import { Discovery, UnknownResourceError } from "./client/discovery.ts";
+import { suggestResource } from "./_cli/resolve.ts";
 import { type PrintedEvent, WatchPrinter } from "./_cli/printer.ts";
 import { ListProgress, withProgress } from "./_cli/progress.ts";
 import {
@@ -128,14 +128,15 @@ async function watch(args: WatchArgs, opts: Resolved): Promise<number> {
     action: `list ${args.resource}`,
   };
   let type: ResourceType;
+  const discovery = new Discovery(client);
   try {
-    type = resolveResource(
-      args.resource,
-      await discoverResourceTypes(client, opts.signal),
-    );
+    type = await discovery.resolve(args.resource, opts.signal);
   } catch (err) {
     if (opts.signal.aborted) return 0;
-    opts.stderr(`error: ${describeError(err, context)}\n`);
+    const suggestion = err instanceof UnknownResourceError
+      ? suggestResource(args.resource, await discovery.resources(opts.signal))
+      : undefined;
+    opts.stderr(`error: ${describeError(err, { ...context, suggestion })}\n`);
     return 1;
   }
   const namespace = !type.namespaced || args.allNamespaces

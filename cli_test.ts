@@ -228,7 +228,7 @@ Deno.test("main() names the closest resource for an unknown one", async () => {
   assert.equal(code, 1);
   assert.equal(
     err.text,
-    'error: Unknown resource type "podz" on the server: did you mean "pods"?\n',
+    'error: Cannot resolve resource type "podz": the server does not have it; did you mean "pods"?\n',
   );
 });
 

@@ -8,7 +8,7 @@
 import { parseYaml } from "../client/_yaml.ts";
 import { KubeConfigError } from "../client/config.ts";
 import { RequestTimeoutError, StatusError } from "../client/rest.ts";
-import { UnknownResourceError } from "./resolve.ts";
+import { UnknownResourceError } from "../client/discovery.ts";
 
 /** What an error message can mention. */
 export interface ErrorContext {
@@ -18,6 +18,8 @@ export interface ErrorContext {
   user?: string;
   /** What was being done, e.g. `list pods in namespace "default"`. */
   action?: string;
+  /** A resource name to suggest for an unknown one. */
+  suggestion?: string;
 }
 
 /**
@@ -29,7 +31,10 @@ export function describeError(err: unknown, ctx: ErrorContext = {}): string {
   const at = ctx.server ? ` at ${ctx.server}` : "";
   const as = ctx.user ? ` as user "${ctx.user}"` : "";
   const doing = ctx.action ? ` to ${ctx.action}` : "";
-  if (err instanceof UnknownResourceError) return err.message;
+  if (err instanceof UnknownResourceError) {
+    return err.message +
+      (ctx.suggestion ? `; did you mean "${ctx.suggestion}"?` : "");
+  }
   if (err instanceof KubeConfigError) {
     const hint =
       /Cannot (find|load) (a Kubernetes config|kubeconfig)/.test(err.message)

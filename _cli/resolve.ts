@@ -1,32 +1,12 @@
 /**
- * Resource name resolution the way kubectl does it (`RESTMapper` over
- * discovery): plural, singular, short name or kind, optionally qualified as
- * `name.group` or `name.version.group`, with a "did you mean" suggestion.
+ * "Did you mean" for resource names the server does not have: the closest
+ * plural, singular, short name or kind by edit distance, spelled back as
+ * kubectl spells resources (`pods`, `deployments.apps`).
  *
  * @module
  */
 
 import type { ResourceType } from "../client/resources.ts";
-
-/** A resource name that matches nothing the server serves. */
-export class UnknownResourceError extends Error {
-  /** The closest known name, when one is close enough. */
-  readonly suggestion?: string;
-
-  /**
-   * Create the error.
-   * @param name the name as typed
-   * @param suggestion the closest known resource, if any
-   */
-  constructor(name: string, suggestion?: string) {
-    super(
-      `Unknown resource type "${name}" on the server` +
-        (suggestion ? `: did you mean "${suggestion}"?` : ""),
-    );
-    this.name = "UnknownResourceError";
-    this.suggestion = suggestion;
-  }
-}
 
 function namesOf(t: ResourceType): string[] {
   return [
@@ -43,65 +23,20 @@ export function qualifiedName(t: ResourceType): string {
 }
 
 /**
- * Find the resource type a name means among the served ones. Core-group
- * types win over same-named types of other groups, then the order of
- * `types` (discovery order, preferred versions first) decides, as kubectl's
- * priority RESTMapper does.
- * @param name what the user typed, e.g. `po`, `deploy.apps`, `deployments.v1.apps`
+ * The served resource closest to a name nothing matched, if one is close
+ * enough: within one edit for names of up to three letters, else within
+ * two edits or a third of the name; a prefix counts as one edit. Core-group
+ * types win ties.
+ * @param name what the user typed, e.g. `podz` or `deploymnets.apps`
  * @param types the served resource types
- * @throws {UnknownResourceError} when nothing matches, naming the closest name
+ * @returns the suggestion, e.g. `"pods"`, or undefined
  */
-export function resolveResource(
+export function suggestResource(
   name: string,
   types: readonly ResourceType[],
-): ResourceType {
-  const wanted = name.trim().toLowerCase();
-  const candidates = interpretations(wanted).flatMap((
-    { base, version, group },
-  ) =>
-    types.filter((t) =>
-      namesOf(t).includes(base) &&
-      (group === undefined || t.group === group) &&
-      (version === undefined || t.version === version)
-    )
-  );
-  if (candidates.length > 0) {
-    return candidates.find((t) => t.group === "") ?? candidates[0];
-  }
-  throw new UnknownResourceError(name, suggest(wanted, types));
-}
-
-/** `a.b.c` may be resource.version.group or resource.group; `a` is just a name. */
-function interpretations(
-  wanted: string,
-): { base: string; version?: string; group?: string }[] {
-  const dot = wanted.indexOf(".");
-  if (dot < 0) return [{ base: wanted }];
-  const base = wanted.slice(0, dot);
-  const rest = wanted.slice(dot + 1);
-  const out: { base: string; version?: string; group?: string }[] = [];
-  const second = rest.indexOf(".");
-  if (second >= 0 && /^v\d+((alpha|beta)\d+)?$/.test(rest.slice(0, second))) {
-    out.push({
-      base,
-      version: rest.slice(0, second),
-      group: rest.slice(second + 1),
-    });
-  }
-  // "pods.v1." style: core group with a version
-  if (rest.endsWith(".") && /^v\d+/.test(rest)) {
-    out.push({ base, version: rest.slice(0, -1), group: "" });
-  }
-  out.push({ base, group: rest });
-  return out;
-}
-
-/** The closest known name by edit distance (at most 2, or a prefix). */
-function suggest(
-  wanted: string,
-  types: readonly ResourceType[],
 ): string | undefined {
-  const base = wanted.split(".")[0];
+  const base = name.trim().toLowerCase().split(".")[0];
+  if (base === "") return undefined;
   let best: { type: ResourceType; distance: number } | undefined;
   for (const t of types) {
     for (const n of namesOf(t)) {
@@ -114,9 +49,7 @@ function suggest(
     }
   }
   const limit = base.length <= 3 ? 1 : Math.max(2, Math.floor(base.length / 3));
-  if (!best || best.distance > limit) {
-    return undefined;
-  }
+  if (!best || best.distance > limit) return undefined;
   return qualifiedName(best.type);
 }
 
