@@ -101,6 +101,7 @@ export class FakeControllerSource<T extends KubeObject = KubeObject>
   #nextToken = 0;
   #failures: { op: "list" | "watch"; error: unknown }[] = [];
   #watchList: FakeWatchListMode;
+  #shutDown = false;
 
   /**
    * Create an empty source.
@@ -163,6 +164,15 @@ export class FakeControllerSource<T extends KubeObject = KubeObject>
    */
   resetWatch(): void {
     for (const w of this.#watchers) w.finish();
+  }
+
+  /**
+   * End every open watch cleanly and refuse every later call (client-go
+   * `Shutdown`): `list`/`watch` then reject, changes throw.
+   */
+  shutdown(): void {
+    this.#shutDown = true;
+    this.resetWatch();
   }
 
   /**
@@ -252,6 +262,9 @@ export class FakeControllerSource<T extends KubeObject = KubeObject>
   }
 
   #takeFailure(op: "list" | "watch"): void {
+    if (this.#shutDown) {
+      throw new Error(`Cannot ${op}: the FakeControllerSource is shut down`);
+    }
     const i = this.#failures.findIndex((f) => f.op === op);
     if (i === -1) return;
     const [{ error }] = this.#failures.splice(i, 1);
@@ -259,6 +272,11 @@ export class FakeControllerSource<T extends KubeObject = KubeObject>
   }
 
   #change(type: "ADDED" | "MODIFIED" | "DELETED", obj: T, tell: boolean): T {
+    if (this.#shutDown) {
+      throw new Error(
+        `Cannot record a change: the FakeControllerSource is shut down`,
+      );
+    }
     this.#lastRV++;
     const stored = {
       ...obj,

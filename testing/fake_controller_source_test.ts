@@ -217,3 +217,13 @@ Deno.test("FakeControllerSource in 'ignored' mode sends no end bookmark", async 
   assert.equal(meta(evs[1]).annotations, undefined);
   source.resetWatch();
 });
+
+Deno.test("FakeControllerSource.shutdown() ends watches and refuses later calls", async () => {
+  const source = new FakeControllerSource();
+  const events = await source.watch({ resourceVersion: "0" });
+  source.shutdown();
+  for await (const _ of events) assert.fail("no event expected");
+  await assert.rejects(source.list({}), /shut down/);
+  await assert.rejects(source.watch({}), /shut down/);
+  assert.throws(() => source.add(obj("a")), /shut down/);
+});
