@@ -3,53 +3,14 @@ import { FakeApiServer } from "./fake_api_server.ts";
 import { ConfigMaps, Namespaces, Nodes, Pods } from "../client/resources.ts";
 import { StatusError } from "../client/rest.ts";
 import { FakeClock } from "./fake_clock.ts";
+import {
+  getJson,
+  itemNames,
+  send,
+  WatchReader,
+} from "./_apiserver_test_util.ts";
 
 const CM = "/api/v1/namespaces/default/configmaps";
-
-async function getJson(
-  server: FakeApiServer,
-  path: string,
-  init?: RequestInit,
-): Promise<{ status: number; body: Record<string, unknown> }> {
-  const res = await fetch(server.url + path, init);
-  return { status: res.status, body: await res.json() };
-}
-
-function send(
-  server: FakeApiServer,
-  method: string,
-  path: string,
-  body: unknown,
-  contentType = "application/json",
-) {
-  return getJson(server, path, {
-    method,
-    headers: { "content-type": contentType },
-    body: JSON.stringify(body),
-  });
-}
-
-/** Read watch events from a response until `n` arrived or the body ends. */
-async function readEvents(
-  res: Response,
-  n = Infinity,
-): Promise<{ type: string; object: Record<string, unknown> }[]> {
-  const events: { type: string; object: Record<string, unknown> }[] = [];
-  const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
-  let buf = "";
-  while (events.length < n) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    buf += value;
-    let nl;
-    while ((nl = buf.indexOf("\n")) !== -1 && events.length < n) {
-      events.push(JSON.parse(buf.slice(0, nl)));
-      buf = buf.slice(nl + 1);
-    }
-  }
-  await reader.cancel();
-  return events;
-}
 
 Deno.test("FakeApiServer.start() serves health, version and the initial namespaces", async () => {
   await using server = await FakeApiServer.start();
@@ -183,7 +144,7 @@ Deno.test("FakeApiServer watch replays from a resourceVersion and streams change
   const cm = server.get(ConfigMaps, "default", "w1")!;
   server.update(ConfigMaps, { ...cm, data: { v: "2" } } as typeof cm);
   server.delete(ConfigMaps, "default", "w1");
-  const events = await readEvents(res, 3);
+  const events = await new WatchReader(res).take(3);
   assert.deepEqual(events.map((e) => e.type), ["ADDED", "MODIFIED", "DELETED"]);
   const rvs = events.map((e) =>
     Number((e.object.metadata as { resourceVersion: string }).resourceVersion)
@@ -212,4 +173,372 @@ Deno.test("FakeApiServer clock option stamps creationTimestamp", async () => {
   await using server = await FakeApiServer.start({ clock });
   const cm = server.create(ConfigMaps, { metadata: { name: "t" } });
   assert.equal(cm.metadata.creationTimestamp, "2024-01-02T03:04:05Z");
+});
+
+Deno.test("FakeApiServer list at an exact past resourceVersion shows the state of then", async () => {
+  await using server = await FakeApiServer.start();
+  const a = server.create(ConfigMaps, { metadata: { name: "a" } });
+  server.create(ConfigMaps, { metadata: { name: "b" } });
+  const then = server.resourceVersion();
+  server.delete(ConfigMaps, "default", "a");
+  server.update(
+    ConfigMaps,
+    {
+      ...server.get(ConfigMaps, "default", "b")!,
+      data: { x: "1" },
+    } as typeof a,
+  );
+  server.create(ConfigMaps, { metadata: { name: "c" } });
+  const exact = await getJson(
+    server,
+    `${CM}?resourceVersion=${then}&resourceVersionMatch=Exact`,
+  );
+  assert.equal(exact.status, 200);
+  assert.deepEqual(itemNames(exact.body), ["a", "b"]);
+  assert.equal(
+    (exact.body.metadata as { resourceVersion: string }).resourceVersion,
+    then,
+  );
+  assert.equal((exact.body.items as { data?: unknown }[])[1].data, undefined);
+  const paged = await getJson(server, `${CM}?resourceVersion=${then}&limit=1`);
+  assert.deepEqual(itemNames(paged.body), ["a"]);
+  const notOlder = await getJson(server, `${CM}?resourceVersion=${then}`);
+  assert.deepEqual(itemNames(notOlder.body), ["b", "c"]);
+  const zero = await getJson(server, `${CM}?resourceVersion=0&limit=1`);
+  assert.deepEqual(itemNames(zero.body), ["b", "c"]);
+  assert.equal(
+    (zero.body.metadata as { continue?: string }).continue,
+    undefined,
+  );
+  const future = await getJson(
+    server,
+    `${CM}?resourceVersion=${Number(server.resourceVersion()) + 1}`,
+  );
+  assert.equal(future.status, 504);
+});
+
+Deno.test("FakeApiServer list pages stay consistent while objects change", async () => {
+  await using server = await FakeApiServer.start();
+  for (const n of ["a", "b", "c", "d"]) {
+    server.create(ConfigMaps, { metadata: { name: n } });
+  }
+  const p1 = await getJson(server, `${CM}?limit=2`);
+  const token = (p1.body.metadata as { continue: string }).continue;
+  server.delete(ConfigMaps, "default", "c");
+  server.create(ConfigMaps, { metadata: { name: "bb" } });
+  const p2 = await getJson(
+    server,
+    `${CM}?limit=2&continue=${encodeURIComponent(token)}`,
+  );
+  assert.deepEqual(itemNames(p2.body), ["c", "d"]);
+  assert.equal((p2.body.metadata as { continue?: string }).continue, undefined);
+});
+
+Deno.test("FakeApiServer list with a continue token older than the history answers 410 with a new token", async () => {
+  await using server = await FakeApiServer.start();
+  for (const n of ["a", "b", "c"]) {
+    server.create(ConfigMaps, { metadata: { name: n } });
+  }
+  const p1 = await getJson(server, `${CM}?limit=1`);
+  const token = (p1.body.metadata as { continue: string }).continue;
+  server.create(ConfigMaps, { metadata: { name: "d" } });
+  server.compact();
+  const stale = await getJson(
+    server,
+    `${CM}?limit=1&continue=${encodeURIComponent(token)}`,
+  );
+  assert.equal(stale.status, 410);
+  assert.equal(stale.body.reason, "Expired");
+  const fresh = (stale.body.metadata as { continue: string }).continue;
+  const rest = await getJson(
+    server,
+    `${CM}?limit=10&continue=${encodeURIComponent(fresh)}`,
+  );
+  assert.deepEqual(itemNames(rest.body), ["b", "c", "d"]);
+  const garbage = await getJson(server, `${CM}?limit=1&continue=garbage`);
+  assert.equal(garbage.status, 400);
+});
+
+Deno.test("FakeApiServer list selectors: set-based labels, field selectors, errors", async () => {
+  await using server = await FakeApiServer.start();
+  server.create(ConfigMaps, {
+    metadata: { name: "a", labels: { app: "x", tier: "web" } },
+  });
+  server.create(ConfigMaps, { metadata: { name: "b", labels: { app: "y" } } });
+  server.create(ConfigMaps, { metadata: { name: "c" } });
+  const sel = async (q: string) =>
+    itemNames((await getJson(server, `${CM}?${q}`)).body);
+  assert.deepEqual(
+    await sel("labelSelector=" + encodeURIComponent("app in (x,y),!tier")),
+    ["b"],
+  );
+  assert.deepEqual(await sel("labelSelector=app"), ["a", "b"]);
+  assert.deepEqual(await sel("fieldSelector=metadata.name%3Dc"), ["c"]);
+  assert.deepEqual(
+    await sel("fieldSelector=metadata.name!%3Dc&labelSelector=app%3Dx"),
+    ["a"],
+  );
+  const bad = await getJson(server, `${CM}?fieldSelector=data.x%3Dy`);
+  assert.equal(bad.status, 400);
+  assert.equal(bad.body.reason, "BadRequest");
+  const badLabel = await getJson(
+    server,
+    `${CM}?labelSelector=${encodeURIComponent("app in (")}`,
+  );
+  assert.equal(badLabel.status, 400);
+});
+
+Deno.test("FakeApiServer serves cluster-scoped types and custom resources with discovery", async () => {
+  const { resourceType, BUILTIN_RESOURCE_TYPES } = await import(
+    "../client/resources.ts"
+  );
+  const Widgets = resourceType({
+    apiVersion: "example.com/v1",
+    kind: "Widget",
+    resource: "widgets",
+    namespaced: true,
+    shortNames: ["wd"],
+  });
+  await using server = await FakeApiServer.start({
+    resources: [...BUILTIN_RESOURCE_TYPES, Widgets],
+  });
+  const node = await send(server, "POST", "/api/v1/nodes", {
+    metadata: { name: "n1" },
+  });
+  assert.equal(node.status, 201);
+  assert.equal(
+    (node.body.metadata as { namespace?: string }).namespace,
+    undefined,
+  );
+  assert.deepEqual(itemNames((await getJson(server, "/api/v1/nodes")).body), [
+    "n1",
+  ]);
+  assert.equal(
+    (await getJson(server, "/api/v1/namespaces/default/nodes")).status,
+    404,
+  );
+  const w = await send(
+    server,
+    "POST",
+    "/apis/example.com/v1/namespaces/default/widgets",
+    {
+      apiVersion: "example.com/v1",
+      kind: "Widget",
+      metadata: { name: "w1" },
+      spec: { size: 1 },
+    },
+  );
+  assert.equal(w.status, 201);
+  assert.equal((w.body.metadata as { generation: number }).generation, 1);
+  const groups = (await getJson(server, "/apis")).body.groups as {
+    name: string;
+  }[];
+  assert.ok(groups.some((g) => g.name === "example.com"));
+  const res = (await getJson(server, "/apis/example.com/v1")).body
+    .resources as Record<string, unknown>[];
+  assert.deepEqual(
+    res.map((
+      r,
+    ) => [r.name, r.singularName, r.kind, r.namespaced, r.shortNames]),
+    [["widgets", "widget", "Widget", true, ["wd"]]],
+  );
+  assert.equal(
+    (await getJson(server, "/apis/example.com")).body.kind,
+    "APIGroup",
+  );
+  assert.throws(
+    () => server.create(Widgets, { metadata: { name: "Bad_Name" } }),
+    StatusError,
+  );
+});
+
+Deno.test("FakeApiServer create: generateName, invalid name, missing namespace, wrong kind", async () => {
+  await using server = await FakeApiServer.start();
+  const gen = await send(server, "POST", CM, {
+    metadata: { generateName: "x-" },
+  });
+  assert.equal(gen.status, 201);
+  assert.match((gen.body.metadata as { name: string }).name, /^x-[a-z0-9]{5}$/);
+  const bad = await send(server, "POST", CM, {
+    metadata: { name: "Bad_Name" },
+  });
+  assert.equal(bad.status, 422);
+  assert.equal(bad.body.reason, "Invalid");
+  const noNs = await send(
+    server,
+    "POST",
+    "/api/v1/namespaces/nope/configmaps",
+    { metadata: { name: "a" } },
+  );
+  assert.equal(noNs.status, 404);
+  assert.equal((noNs.body.details as { kind: string }).kind, "namespaces");
+  const kind = await send(server, "POST", CM, {
+    apiVersion: "v1",
+    kind: "Secret",
+    metadata: { name: "s" },
+  });
+  assert.equal(kind.status, 400);
+});
+
+Deno.test("FakeApiServer update that changes nothing keeps the resourceVersion and sends no event", async () => {
+  await using server = await FakeApiServer.start();
+  const a = server.create(
+    ConfigMaps,
+    { metadata: { name: "a" }, data: { k: "v" } } as never,
+  );
+  const rv = server.resourceVersion();
+  const same = await send(server, "PUT", `${CM}/a`, a);
+  assert.equal(same.status, 200);
+  assert.equal(
+    (same.body.metadata as { resourceVersion: string }).resourceVersion,
+    rv,
+  );
+  assert.equal(server.resourceVersion(), rv);
+});
+
+Deno.test("FakeApiServer bumps generation on spec changes of group resources only", async () => {
+  const { Deployments } = await import("../client/resources.ts");
+  await using server = await FakeApiServer.start();
+  const d = server.create(
+    Deployments,
+    { metadata: { name: "d" }, spec: { replicas: 1 } } as never,
+  );
+  assert.equal(d.metadata.generation, 1);
+  const labelled = server.update(Deployments, {
+    ...d,
+    metadata: { ...d.metadata, labels: { a: "b" } },
+  });
+  assert.equal(labelled.metadata.generation, 1);
+  const scaled = server.update(
+    Deployments,
+    { ...labelled, spec: { replicas: 2 } } as never,
+  );
+  assert.equal(scaled.metadata.generation, 2);
+  const cmObj = server.create(ConfigMaps, { metadata: { name: "c" } });
+  assert.equal(cmObj.metadata.generation, undefined);
+});
+
+Deno.test("FakeApiServer delete: finalizers, preconditions, pods return the object, namespaces cascade", async () => {
+  await using server = await FakeApiServer.start();
+  server.create(ConfigMaps, { metadata: { name: "f", finalizers: ["x/y"] } });
+  const held = await getJson(server, `${CM}/f`, { method: "DELETE" });
+  assert.equal(held.status, 200);
+  assert.equal(held.body.kind, "ConfigMap");
+  const f = server.get(ConfigMaps, "default", "f")!;
+  assert.ok(f.metadata.deletionTimestamp);
+  server.update(ConfigMaps, {
+    ...f,
+    metadata: { ...f.metadata, finalizers: [] },
+  });
+  assert.equal(server.get(ConfigMaps, "default", "f"), undefined);
+
+  server.create(ConfigMaps, { metadata: { name: "p" } });
+  const pre = await send(server, "DELETE", `${CM}/p`, {
+    preconditions: { resourceVersion: "1" },
+  });
+  assert.equal(pre.status, 409);
+
+  server.create(Pods, { metadata: { name: "pod" } });
+  const pod = await getJson(server, "/api/v1/namespaces/default/pods/pod", {
+    method: "DELETE",
+  });
+  assert.equal(pod.body.kind, "Pod");
+
+  await send(server, "POST", "/api/v1/namespaces", {
+    metadata: { name: "gone" },
+  });
+  server.create(ConfigMaps, { metadata: { name: "in", namespace: "gone" } });
+  const ns = await getJson(server, "/api/v1/namespaces/gone", {
+    method: "DELETE",
+  });
+  assert.equal((ns.body.status as { phase: string }).phase, "Terminating");
+  assert.deepEqual(server.list(ConfigMaps, "gone"), []);
+});
+
+Deno.test("FakeApiServer patches: strategic merge by name, apply creates and merges, status subresource", async () => {
+  await using server = await FakeApiServer.start();
+  server.create(
+    Pods,
+    {
+      metadata: { name: "p" },
+      spec: {
+        containers: [{ name: "a", image: "a:1" }, { name: "b", image: "b:1" }],
+      },
+    } as never,
+  );
+  const smp = await send(server, "PATCH", "/api/v1/namespaces/default/pods/p", {
+    spec: {
+      "$setElementOrder/containers": [{ name: "a" }, { name: "b" }],
+      containers: [{ name: "b", image: "b:2" }],
+    },
+  }, "application/strategic-merge-patch+json");
+  assert.equal(smp.status, 200);
+  assert.deepEqual((smp.body.spec as { containers: unknown }).containers, [{
+    name: "a",
+    image: "a:1",
+  }, { name: "b", image: "b:2" }]);
+
+  const noManager = await send(server, "PATCH", `${CM}/ap`, {
+    metadata: { name: "ap" },
+  }, "application/apply-patch+yaml");
+  assert.equal(noManager.status, 400);
+  const applied = await send(server, "PATCH", `${CM}/ap?fieldManager=t`, {
+    apiVersion: "v1",
+    kind: "ConfigMap",
+    metadata: { name: "ap" },
+    data: { a: "1" },
+  }, "application/apply-patch+yaml");
+  assert.equal(applied.status, 201);
+  const again = await send(server, "PATCH", `${CM}/ap?fieldManager=t`, {
+    apiVersion: "v1",
+    kind: "ConfigMap",
+    metadata: { name: "ap" },
+    data: { b: "2" },
+  }, "application/apply-patch+yaml");
+  assert.equal(again.status, 200);
+  assert.deepEqual(again.body.data, { a: "1", b: "2" });
+
+  const status = await send(
+    server,
+    "PUT",
+    "/api/v1/namespaces/default/pods/p/status",
+    {
+      metadata: { name: "p" },
+      spec: { containers: [] },
+      status: { phase: "Running" },
+    },
+  );
+  assert.equal(status.status, 200);
+  assert.equal((status.body.status as { phase: string }).phase, "Running");
+  assert.equal(
+    (status.body.spec as { containers: unknown[] }).containers.length,
+    2,
+  );
+
+  const unsupported = await send(server, "PATCH", `${CM}/ap`, { data: {} });
+  assert.equal(unsupported.status, 415);
+});
+
+Deno.test("FakeApiServer deletecollection deletes the selected objects", async () => {
+  await using server = await FakeApiServer.start();
+  server.create(ConfigMaps, { metadata: { name: "a", labels: { x: "1" } } });
+  server.create(ConfigMaps, { metadata: { name: "b" } });
+  const r = await getJson(server, `${CM}?labelSelector=x%3D1`, {
+    method: "DELETE",
+  });
+  assert.equal(r.status, 200);
+  assert.deepEqual(itemNames(r.body), ["a"]);
+  assert.deepEqual(server.list(ConfigMaps).map((c) => c.metadata.name), ["b"]);
+});
+
+Deno.test("FakeApiServer answers unknown paths like kube-apiserver", async () => {
+  await using server = await FakeApiServer.start();
+  const unknown = await getJson(server, "/api/v1/namespaces/default/widgets");
+  assert.equal(unknown.status, 404);
+  assert.equal(unknown.body.reason, "NotFound");
+  const group = await fetch(`${server.url}/apis/nope.example.com/v1`);
+  assert.equal(group.status, 404);
+  assert.equal(await group.text(), "404 page not found\n");
+  const post = await send(server, "POST", `${CM}/x`, {});
+  assert.equal(post.status, 405);
 });
