@@ -29,8 +29,7 @@ import { KubeConfig } from "./client/config.ts";
 import { KubeClient } from "./client/rest.ts";
 import { listWatch } from "./client/list_watch.ts";
 import type { ResourceType } from "./client/resources.ts";
-import { FakeApiServer } from "./testing/fake_api_server.ts";
-import { DemoWorkload } from "./testing/demo_workload.ts";
+import { startDemoCluster } from "./testing/demo_workload.ts";
 import { parseArgs, USAGE, UsageError, type WatchArgs } from "./_cli/args.ts";
 import { Discovery, UnknownResourceError } from "./client/discovery.ts";
 import { suggestResource } from "./_cli/resolve.ts";
@@ -162,27 +161,17 @@ async function connect(
   )
 > {
   if (args.demo) {
-    const server = await FakeApiServer.start();
-    const stopWorkload = new AbortController();
-    const workload = new DemoWorkload(server, {
+    const demo = await startDemoCluster({
       intervalMs: opts.demoIntervalMs,
       seed: opts.demoSeed,
     });
-    workload.populate();
-    const running = workload.run(
-      AbortSignal.any([opts.signal, stopWorkload.signal]),
-    );
-    const client = new KubeClient(
-      KubeConfig.fromOptions({ server: server.url }),
-    );
+    const client = new KubeClient(KubeConfig.fromOptions({ server: demo.url }));
     return {
       client,
       user: "demo",
       async [Symbol.asyncDispose]() {
-        stopWorkload.abort();
-        await running;
         client.close();
-        await server.close();
+        await demo.close();
       },
     };
   }

@@ -20,6 +20,7 @@ import {
   ReplicaSets,
   type ResourceType,
 } from "../client/resources.ts";
+import { FakeApiServer } from "./fake_api_server.ts";
 import {
   crashed,
   type Deployment,
@@ -57,6 +58,12 @@ export interface DemoWorkloadTarget {
   delete(type: ResourceType, namespace: string, name: string): KubeObject;
   /** The stored objects of a type, optionally in one namespace. */
   list(type: ResourceType, namespace?: string): KubeObject[];
+  /** The stored object, or undefined (`""` namespace when cluster-scoped). */
+  get(
+    type: ResourceType,
+    namespace: string,
+    name: string,
+  ): KubeObject | undefined;
 }
 
 /** Options of {@link DemoWorkload}. */
@@ -129,24 +136,22 @@ const NAMESPACES = ["shop", "payments", "batch", "monitoring"];
  * maps change, kubelets renew their leases and report heartbeats.
  * {@link DemoWorkload.run} ticks on the injected clock until aborted.
  *
- * @example Populate a recording target and tick it with a fake clock
+ * @example Populate a FakeApiServer and tick it with a fake clock
  * ```ts
  * import assert from "node:assert/strict";
- * import { DemoWorkload, type DemoWorkloadTarget } from "./demo_workload.ts";
+ * import { DemoWorkload } from "./demo_workload.ts";
+ * import { FakeApiServer } from "./fake_api_server.ts";
  * import { FakeClock } from "./fake_clock.ts";
- * import type { KubeObject } from "../cache/object.ts";
+ * import { Pods } from "../client/resources.ts";
  *
- * const kinds: string[] = [];
- * const target: DemoWorkloadTarget = {
- *   create: (type, obj) => (kinds.push(type.kind), obj),
- *   update: (_type, obj) => obj,
- *   delete: (_type, _ns, name) => ({ metadata: { name } }),
- *   list: (): KubeObject[] => [],
- * };
- * const workload = new DemoWorkload(target, { clock: new FakeClock(Date.UTC(2025, 0, 1)), seed: 7 });
+ * const clock = new FakeClock(Date.UTC(2025, 0, 1));
+ * await using server = await FakeApiServer.start({ clock });
+ * const workload = new DemoWorkload(server, { clock, seed: 7 });
  * workload.populate();
- * assert.ok(kinds.includes("Pod") && kinds.includes("Deployment"));
+ * assert.ok(server.list(Pods).length > 10);
+ * const before = server.resourceVersion();
  * workload.tick();
+ * assert.notEqual(server.resourceVersion(), before);
  * ```
  */
 export class DemoWorkload {
@@ -366,7 +371,12 @@ export class DemoWorkload {
   }
 
   #set(state: PodState, next: Pod, stage: Stage): void {
-    state.pod = this.#target.update(Pods, next) as Pod;
+    const stored = this.#update(Pods, next) as Pod | undefined;
+    if (!stored) {
+      this.#pods.delete(keyOf(state.pod));
+      return;
+    }
+    state.pod = stored;
     state.stage = stage;
   }
 
@@ -376,7 +386,14 @@ export class DemoWorkload {
    */
   #terminate(state: PodState): void {
     const { namespace, name } = state.pod.metadata;
-    state.pod = this.#target.delete(Pods, namespace ?? "", name!) as Pod;
+    const stored = this.#delete(Pods, namespace ?? "", name!) as
+      | Pod
+      | undefined;
+    if (!stored) {
+      this.#pods.delete(keyOf(state.pod));
+      return;
+    }
+    state.pod = stored;
     state.stage = "terminating";
   }
 
@@ -384,7 +401,7 @@ export class DemoWorkload {
   #finalize(state: PodState): void {
     const next = structuredClone(state.pod);
     next.metadata.finalizers = [];
-    this.#target.update(Pods, next);
+    this.#update(Pods, next);
     this.#pods.delete(keyOf(state.pod));
   }
 
@@ -469,7 +486,7 @@ export class DemoWorkload {
       ...next.metadata.annotations,
       "deployment.kubernetes.io/revision": String(revision + 1),
     };
-    d.obj = this.#target.update(Deployments, next) as Deployment;
+    d.obj = (this.#update(Deployments, next) ?? d.obj) as Deployment;
     this.#newReplicaSet(d, this.#clock.now());
   }
 
@@ -483,7 +500,7 @@ export class DemoWorkload {
     const next = structuredClone(d.obj);
     next.spec.replicas = target;
     next.metadata.generation = (next.metadata.generation ?? 1) + 1;
-    d.obj = this.#target.update(Deployments, next) as Deployment;
+    d.obj = (this.#update(Deployments, next) ?? d.obj) as Deployment;
   }
 
   /**
@@ -530,7 +547,7 @@ export class DemoWorkload {
     ) return;
     const next = structuredClone(d.obj);
     next.status = { ...next.status, ...status };
-    d.obj = this.#target.update(Deployments, next) as Deployment;
+    d.obj = (this.#update(Deployments, next) ?? d.obj) as Deployment;
   }
 
   #startJob(createdMs: number, settled: boolean): void {
@@ -583,14 +600,15 @@ export class DemoWorkload {
       } else {
         next.data["rate-limit"] = String(50 + 10 * rng.int(10));
       }
-      this.#configMaps.set(key, this.#target.update(ConfigMaps, next));
+      const stored = this.#update(ConfigMaps, next);
+      if (stored) this.#configMaps.set(key, stored);
     }
     if (rng.chance(0.05)) {
       const session = [...this.#configMaps.keys()].find((k) =>
         k.startsWith("shop/session-")
       );
       if (session) {
-        this.#target.delete(ConfigMaps, "shop", session.slice("shop/".length));
+        this.#delete(ConfigMaps, "shop", session.slice("shop/".length));
         this.#configMaps.delete(session);
       } else {
         this.#createConfigMap("shop", `session-${rng.suffix(5)}`, {
@@ -601,17 +619,51 @@ export class DemoWorkload {
   }
 
   #renewLease(i: number): void {
-    this.#leases[i] = this.#target.update(
+    this.#leases[i] = this.#update(
       Leases,
       renewed(this.#leases[i], this.#clock.now()),
-    );
+    ) ?? this.#leases[i];
   }
 
   #heartbeat(i: number): void {
-    this.#nodes[i] = this.#target.update(
+    this.#nodes[i] = this.#update(
       Nodes,
       heartbeat(this.#nodes[i], this.#clock.now()),
-    );
+    ) ?? this.#nodes[i];
+  }
+
+  /**
+   * Write the workload's version of an object. Someone else (a controller
+   * under test, kubectl) may have changed it since: then the workload's
+   * spec, status and data win, their labels and annotations are kept.
+   * Undefined when the object is gone.
+   */
+  #update(type: ResourceType, next: KubeObject): KubeObject | undefined {
+    const { namespace = "", name = "" } = next.metadata;
+    const cur = this.#target.get(type, namespace, name);
+    if (!cur) return undefined;
+    if (cur.metadata.resourceVersion !== next.metadata.resourceVersion) {
+      next = {
+        ...next,
+        metadata: {
+          ...next.metadata,
+          resourceVersion: cur.metadata.resourceVersion,
+          labels: cur.metadata.labels,
+          annotations: cur.metadata.annotations,
+        },
+      };
+    }
+    return this.#target.update(type, next);
+  }
+
+  /** Delete unless already gone; undefined when it was. */
+  #delete(
+    type: ResourceType,
+    namespace: string,
+    name: string,
+  ): KubeObject | undefined {
+    if (!this.#target.get(type, namespace, name)) return undefined;
+    return this.#target.delete(type, namespace, name);
   }
 
   #pickNode(): string {
@@ -625,4 +677,50 @@ function keyOf(obj: KubeObject): string {
 
 function podHash(pod: Pod): string | undefined {
   return pod.metadata.labels?.["pod-template-hash"];
+}
+
+/** A running demo cluster: see {@link startDemoCluster}. */
+export interface DemoCluster extends AsyncDisposable {
+  /** Base URL of the embedded API server, e.g. `http://127.0.0.1:41234`. */
+  readonly url: string;
+  /** The embedded API server (for direct state access and fault injection). */
+  readonly server: FakeApiServer;
+  /** Stop the workload, then the server. Idempotent. */
+  close(): Promise<void>;
+}
+
+/**
+ * Start the embedded demo cluster: a {@link FakeApiServer} on a free
+ * loopback port, populated and kept busy by a {@link DemoWorkload} on the
+ * wall clock until closed. What `cli.ts watch --demo` watches; examples use
+ * it to run without a real cluster.
+ *
+ * @param opts seed and tick interval of the workload
+ * @returns the running cluster
+ *
+ * @example Watch pods of the demo cluster
+ * ```ts
+ * import { startDemoCluster } from "./demo_workload.ts";
+ * import assert from "node:assert/strict";
+ * await using demo = await startDemoCluster();
+ * const pods = await (await fetch(`${demo.url}/api/v1/pods`)).json();
+ * assert.ok(pods.items.length > 10);
+ * ```
+ */
+export async function startDemoCluster(
+  opts: Pick<DemoWorkloadOptions, "seed" | "intervalMs"> = {},
+): Promise<DemoCluster> {
+  const server = await FakeApiServer.start();
+  const stop = new AbortController();
+  const workload = new DemoWorkload(server, opts);
+  workload.populate();
+  const running = workload.run(stop.signal);
+  let closed: Promise<void> | undefined;
+  const close = () =>
+    closed ??= (async () => {
+      stop.abort();
+      await running;
+      await server.close();
+    })();
+  return { url: server.url, server, close, [Symbol.asyncDispose]: close };
 }

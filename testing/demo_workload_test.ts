@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { DemoWorkload, type DemoWorkloadTarget } from "./demo_workload.ts";
 import { FakeClock } from "./fake_clock.ts";
 import type { KubeObject } from "../cache/object.ts";
-import { Pods, type ResourceType } from "../client/resources.ts";
+import { ConfigMaps, Pods, type ResourceType } from "../client/resources.ts";
 import { FakeApiServer } from "./fake_api_server.ts";
 
 const START = Date.UTC(2025, 5, 1, 12, 0, 0);
@@ -69,6 +69,10 @@ class MemoryTarget implements DemoWorkloadTarget {
     this.objects.delete(key);
     this.log.push(`DELETED ${key}`);
     return cur;
+  }
+
+  get(type: ResourceType, ns: string, name: string): KubeObject | undefined {
+    return this.objects.get(this.#key(type, ns, name));
   }
 
   list(type: ResourceType): KubeObject[] {
@@ -261,4 +265,39 @@ Deno.test("DemoWorkload drives a FakeApiServer that serves its objects over HTTP
   for (const n of ["default", "shop", "payments", "batch", "monitoring"]) {
     assert.ok(names.includes(n), n);
   }
+});
+
+Deno.test("DemoWorkload keeps others' labels and annotations and forgets deleted objects", () => {
+  const target = new MemoryTarget();
+  const workload = new DemoWorkload(target, {
+    seed: 4,
+    clock: new FakeClock(START),
+  });
+  workload.populate();
+  // A controller annotates every config map and pod, and someone deletes a pod.
+  for (const [key, obj] of target.objects) {
+    if (!key.startsWith("configmaps/") && !key.startsWith("pods/")) continue;
+    target.update(
+      key.startsWith("pods/") ? Pods : ConfigMaps,
+      {
+        ...obj,
+        metadata: {
+          ...obj.metadata,
+          annotations: { "example.com/seen": "yes" },
+        },
+      },
+    );
+  }
+  const victim = target.of("pods")[0];
+  target.objects.delete(
+    `pods/${victim.metadata.namespace}/${victim.metadata.name}`,
+  );
+  for (let i = 0; i < 100; i++) workload.tick();
+  const flags = target.objects.get("configmaps/shop/feature-flags")!;
+  assert.equal(flags.metadata.annotations?.["example.com/seen"], "yes");
+  assert.ok(
+    target.log.some((l) =>
+      l.startsWith("MODIFIED configmaps/shop/feature-flags")
+    ),
+  );
 });
