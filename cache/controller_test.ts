@@ -3,6 +3,7 @@ import { FakeClock } from "../testing/fake_clock.ts";
 import { FakeControllerSource } from "../testing/fake_controller_source.ts";
 import {
   Controller,
+  FilteringResourceEventHandler,
   newIndexerInformer,
   newInformer,
   type ResourceEventHandler,
@@ -278,4 +279,32 @@ Deno.test("Controller.run() reports process errors and keeps popping", async () 
   ac.abort();
   await done;
   assert.equal(fifo.isClosed(), true);
+});
+
+Deno.test("FilteringResourceEventHandler turns updates across the filter into adds and deletes", () => {
+  const h = recorder();
+  const web = (name: string, on: boolean): Pod => ({
+    metadata: { namespace: "ns", name, labels: on ? { app: "web" } : {} },
+  });
+  const f = new FilteringResourceEventHandler<Pod>(
+    (o) => o.metadata.labels?.app === "web",
+    h,
+  );
+  f.onAdd(web("a", true), true);
+  f.onAdd(web("b", false), true);
+  f.onUpdate(web("a", true), web("a", true));
+  f.onUpdate(web("b", false), web("b", true)); // starts passing: add
+  f.onUpdate(web("a", true), web("a", false)); // stops passing: delete
+  f.onUpdate(web("c", false), web("c", false)); // never passes: nothing
+  f.onDelete(new DeletedFinalStateUnknown("ns/b", web("b", true)));
+  f.onDelete(new DeletedFinalStateUnknown("ns/c", web("c", false)));
+  f.onDelete(new DeletedFinalStateUnknown<Pod>("ns/d", undefined)); // unknown: forwarded
+  assert.deepEqual(h.events, [
+    "add a initial",
+    "update a",
+    "add b",
+    "delete a",
+    "tombstone ns/b",
+    "tombstone ns/d",
+  ]);
 });
