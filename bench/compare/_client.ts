@@ -4,7 +4,7 @@
  * rate of watch events delivered to a no-op handler. Prints one JSON line.
  *
  * Usage: deno run -A --v8-flags=--expose-gc bench/compare/_client.ts
- *          --impl raw|kubecache|kubecache-transform|client-node
+ *          --impl raw|kubecache|kubecache-transform|kubecache-watchlist|client-node
  *          --url URL --control URL --pods N --events E
  *
  * @module
@@ -88,11 +88,21 @@ const raw: Impl = (url, h, signal) => {
   return Promise.resolve(() => {});
 };
 
-/** kubecache: a SharedIndexInformer over KubeClient, optionally with a transform. */
-function kubecache(transform: boolean): Impl {
+/**
+ * kubecache: a SharedIndexInformer over KubeClient with its defaults,
+ * optionally with a transform dropping managedFields or with watch-list.
+ */
+function kubecache(
+  opts: { transform?: boolean; watchList?: boolean } = {},
+): Impl {
+  const { transform = false, watchList = false } = opts;
   return (url, h, signal) => {
-    const client = new KubeClient(KubeConfig.fromOptions({ server: url }));
+    const client = new KubeClient(KubeConfig.fromOptions({ server: url }), {
+      // A 100k-pod list takes longer than the 30 s default on a busy box.
+      timeoutMs: 600_000,
+    });
     const informer = newSharedIndexInformer(listWatch(client, Pods), {
+      useWatchList: watchList,
       transform: transform
         ? (obj: KubeObject) => {
           delete obj.metadata.managedFields;
@@ -142,8 +152,9 @@ const clientNode: Impl = async (url, h) => {
 
 const IMPLS: Record<string, Impl> = {
   raw,
-  kubecache: kubecache(false),
-  "kubecache-transform": kubecache(true),
+  kubecache: kubecache(),
+  "kubecache-transform": kubecache({ transform: true }),
+  "kubecache-watchlist": kubecache({ watchList: true }),
   "client-node": clientNode,
 };
 
