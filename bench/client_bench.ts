@@ -27,7 +27,7 @@ const PAGE = 500;
 const WATCH_EVENTS = 20_000;
 const CHUNK = 64 * 1024;
 
-function pod(i: number) {
+function pod(i: number, utf8 = true) {
   const name = `web-${(i >>> 8).toString(36)}-${
     i.toString(36).padStart(5, "0")
   }`;
@@ -65,7 +65,7 @@ function pod(i: number) {
         ports: [{ containerPort: 8080, protocol: "TCP" }],
         env: [{ name: "MODE", value: "production" }, {
           name: "LOCALE",
-          value: "fr_FR.UTF-8 — été",
+          value: utf8 ? "fr_FR.UTF-8 — été" : "fr_FR.UTF-8",
         }],
         resources: {
           requests: { cpu: "100m", memory: "128Mi" },
@@ -178,7 +178,8 @@ async function listClient(client: KubeClient): Promise<number> {
 
 // ---- 2. watch decode ----
 
-function buildWatch(): {
+/** Events whose object has non-ASCII text in every `utf8Every`-th event. */
+function buildWatch(utf8Every: number): {
   lines: string[];
   chunks: Uint8Array[];
   all: Uint8Array;
@@ -187,7 +188,10 @@ function buildWatch(): {
   const lines: string[] = [];
   for (let i = 0; i < WATCH_EVENTS; i++) {
     lines.push(
-      JSON.stringify({ type: i % 10 ? "MODIFIED" : "ADDED", object: pod(i) }),
+      JSON.stringify({
+        type: i % 10 ? "MODIFIED" : "ADDED",
+        object: pod(i, i % utf8Every === 0),
+      }),
     );
   }
   const all = new TextEncoder().encode(lines.join("\n") + "\n");
@@ -222,6 +226,24 @@ function rawDecodeSplitParse(bytes: Uint8Array): number {
   return n;
 }
 
+/** Per-chunk TextDecoder + split + JSON.parse, synchronous: the floor for any byte decoder. */
+function rawChunkDecode(chunks: Uint8Array[]): number {
+  const dec = new TextDecoder();
+  let n = 0;
+  let pending = "";
+  for (const c of chunks) {
+    const text = pending + dec.decode(c, { stream: true });
+    let start = 0;
+    let nl;
+    while ((nl = text.indexOf("\n", start)) !== -1) {
+      if (JSON.parse(text.slice(start, nl)).type) n++;
+      start = nl + 1;
+    }
+    pending = text.slice(start);
+  }
+  return n;
+}
+
 async function decodeWithClient(chunks: Uint8Array[]): Promise<number> {
   let n = 0;
   for await (const ev of decodeWatch(bodyOf(chunks))) if (ev.type) n++;
@@ -241,7 +263,7 @@ async function decodeWithStreams(chunks: Uint8Array[]): Promise<number> {
 
 if (!import.meta.main) {
   const pages = buildPages();
-  const watch = buildWatch();
+  const watch = buildWatch(1);
   const server = servePages(pages);
   const client = new KubeClient(
     KubeConfig.fromOptions({ server: server.url }),
@@ -348,24 +370,37 @@ if (import.meta.main) {
   console.log(
     `list ${TOTAL_PODS} pods in ${pages.length} pages of ${PAGE} (${
       (pageBytes / 1e6).toFixed(1)
-    } MB):` +
-      ` raw fetch+JSON.parse ${median(raw).toFixed(0)} ms, KubeClient.list ${
-        median(kc).toFixed(0)
-      } ms` +
-      ` (KubeClient/raw = ${(median(kc) / median(raw)).toFixed(3)})`,
+    } MB): raw fetch+JSON.parse ${fmt(raw)}, KubeClient.list ${fmt(kc)};` +
+      ` KubeClient/raw ${(median(kc) / median(raw)).toFixed(3)} (best runs ${
+        (min(kc) / min(raw)).toFixed(3)
+      })`,
   );
+  await watchFigures(
+    "mostly ASCII (1 event in 10 has non-ASCII text)",
+    10,
+    rounds,
+  );
+  await watchFigures("non-ASCII text in every event", 1, rounds);
+}
 
-  const watch = buildWatch();
+function fmt(xs: number[]): string {
+  return `${median(xs).toFixed(0)} ms (best ${min(xs).toFixed(0)})`;
+}
+
+async function watchFigures(label: string, utf8Every: number, rounds: number) {
+  const watch = buildWatch(utf8Every);
   const mb = watch.bytes / 1e6;
   const results: Record<string, number[]> = {
     parse: [],
     split: [],
+    chunked: [],
     decoder: [],
     streams: [],
   };
   for (let r = 0; r < rounds; r++) {
     results.parse.push(await time(() => rawParse(watch.lines)));
     results.split.push(await time(() => rawDecodeSplitParse(watch.all)));
+    results.chunked.push(await time(() => rawChunkDecode(watch.chunks)));
     results.decoder.push(await time(() => decodeWithClient(watch.chunks)));
     results.streams.push(await time(() => decodeWithStreams(watch.chunks)));
   }
@@ -376,14 +411,15 @@ if (import.meta.main) {
   const base = median(results.parse);
   const baseMin = min(results.parse);
   console.log(
-    `watch decode, ${WATCH_EVENTS} events, ${
+    `watch decode, ${label}: ${WATCH_EVENTS} events, ${
       mb.toFixed(1)
     } MB in ${watch.chunks.length} chunks of 64 KiB:`,
   );
   for (
-    const [k, label] of [
+    const [k, name] of [
       ["parse", "JSON.parse of the lines (raw)"],
       ["split", "TextDecoder of the whole body + split + JSON.parse"],
+      ["chunked", "per-chunk TextDecoder + split + JSON.parse (sync)"],
       ["decoder", "decodeWatch (client)"],
       ["streams", "TextDecoderStream + LineSplitter + JSON.parse"],
     ]
@@ -391,7 +427,7 @@ if (import.meta.main) {
     const ms = median(results[k]);
     const best = min(results[k]);
     console.log(
-      `  ${label}: ${ms.toFixed(1)} ms, ${rate(ms)}, ${
+      `  ${name}: ${ms.toFixed(1)} ms, ${rate(ms)}, ${
         (base / ms * 100).toFixed(1)
       }% of raw (best run: ${rate(best)}, ${
         (baseMin / best * 100).toFixed(1)

@@ -155,12 +155,13 @@ export async function* decodeWatch<T extends KubeObject = KubeObject>(
   let events: WatchEvent<T>[] = [];
   const onLine = (line: string) => {
     lineNo++;
-    // Blank lines carry no event (a JSON stream decoder skips whitespace).
-    if (line.length === 0 || line.trim() === "") return;
+    // Blank lines carry no event (a JSON stream decoder skips whitespace);
+    // the first-character test keeps trim() off the hot path.
+    if (line.charCodeAt(0) !== 0x7b && line.trim() === "") return;
     events.push(parseEvent<T>(line, lineNo));
   };
   // The bytes of an incomplete character the decoder holds from the last chunk.
-  let carry: Uint8Array = new Uint8Array(0);
+  let carry: Uint8Array = NO_BYTES;
   let finished = false;
   try {
     while (true) {
@@ -237,6 +238,8 @@ function decodeChunk(
   }
 }
 
+const NO_BYTES = new Uint8Array(0);
+
 /**
  * The trailing bytes of `prev + bytes` that start a UTF-8 character not yet
  * complete (what a streaming decoder keeps for the next chunk).
@@ -249,9 +252,9 @@ function incompleteTail(prev: Uint8Array, bytes: Uint8Array): Uint8Array {
     const b = all[i];
     if ((b & 0xc0) === 0x80) continue; // continuation byte
     const need = b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : b >= 0xc0 ? 2 : 1;
-    return all.length - i < need ? all.slice(i) : new Uint8Array(0);
+    return all.length - i < need ? all.slice(i) : NO_BYTES;
   }
-  return new Uint8Array(0);
+  return NO_BYTES;
 }
 
 /**
