@@ -431,7 +431,8 @@ export class DemoWorkload {
         return;
       case "starting":
       case "backoff":
-        if (rng.chance(0.6)) {
+        // A crashed container waits out its back-off a little longer.
+        if (rng.chance(state.stage === "backoff" ? 0.3 : 0.6)) {
           this.#set(
             state,
             running(state.pod, { nowMs: now, ready: true, rng }),

@@ -54,6 +54,8 @@ for (let i = 0; i < count; i++) {
     createdMs: now - 3_600_000,
     rng,
   });
+  // Random suffixes could collide among 300k pods: make names unique.
+  pod.metadata.name = `${hash}-${i.toString(36).padStart(5, "0")}`;
   pod = running(scheduled(pod, `node-${i % 50}`, now - 3_500_000), {
     nowMs: now - 3_400_000,
     ready: true,

@@ -52,6 +52,7 @@ async function withServer<T>(
   const child = new Deno.Command(Deno.execPath(), {
     args: [
       "run",
+      "--no-lock",
       "-A",
       `--v8-flags=${HEAP}`,
       new URL("_server.ts", here).pathname,
@@ -90,6 +91,7 @@ async function runClient(
   const out = await new Deno.Command(Deno.execPath(), {
     args: [
       "run",
+      "--no-lock",
       "-A",
       `--v8-flags=--expose-gc,${HEAP}`,
       new URL("_client.ts", here).pathname,
@@ -164,6 +166,7 @@ async function inproc(impl: string): Promise<string> {
   const out = await new Deno.Command(Deno.execPath(), {
     args: [
       "run",
+      "--no-lock",
       "-A",
       new URL("_watch_inproc.ts", here).pathname,
       "--impl",
