@@ -1,0 +1,80 @@
+import assert from "node:assert/strict";
+import { WatchPrinter, type WatchPrinterOptions } from "./printer.ts";
+import type { KubeObject } from "../cache/object.ts";
+
+const NOW = Date.UTC(2025, 5, 1, 12, 0, 0);
+const cm = (ns: string, name: string, keys = 1): KubeObject =>
+  ({
+    metadata: {
+      namespace: ns,
+      name,
+      creationTimestamp: "2025-06-01T11:59:00Z",
+    },
+    data: Object.fromEntries(
+      Array.from({ length: keys }, (_, i) => [`k${i}`, "v"]),
+    ),
+  }) as KubeObject;
+
+function printer(
+  opts: Partial<WatchPrinterOptions> = {},
+): { p: WatchPrinter; lines: string[] } {
+  const lines: string[] = [];
+  const p = new WatchPrinter({
+    kind: "ConfigMap",
+    typeName: "configmap",
+    output: "table",
+    allNamespaces: true,
+    write: (l) => lines.push(l),
+    now: () => NOW,
+    formatTime: () => "12:00:00",
+    ...opts,
+  });
+  return { p, lines };
+}
+
+Deno.test("WatchPrinter.printInitial() sorts by namespace and name and aligns columns", () => {
+  const { p, lines } = printer();
+  assert.equal(
+    p.printInitial([cm("b", "x"), cm("a", "long-name", 3), cm("a", "b")]),
+    true,
+  );
+  assert.deepEqual(lines.slice(0, 4), [
+    "NAMESPACE   NAME        DATA   AGE",
+    "a           b           1      60s",
+    "a           long-name   3      60s",
+    "b           x           1      60s",
+  ]);
+  assert.equal(lines[4], "");
+  assert.match(lines[5], /^TIME\s+EVENT\s+NAMESPACE\/NAME\s+DATA\s+AGE$/);
+});
+
+Deno.test("WatchPrinter.printEvent() lines up under the event header", () => {
+  const { p, lines } = printer({ allNamespaces: false });
+  p.printInitial([cm("default", "a")]);
+  p.printEvent("MODIFIED", cm("default", "a", 2));
+  const header = lines.at(-2)!;
+  const event = lines.at(-1)!;
+  assert.equal(event, "12:00:00   MODIFIED   default/a        2      60s");
+  assert.equal(header.indexOf("DATA"), event.indexOf(" 2 ") + 1);
+});
+
+Deno.test("WatchPrinter with nothing synced says so by returning false, and still prints events", () => {
+  const { p, lines } = printer();
+  assert.equal(p.printInitial([]), false);
+  p.printEvent("ADDED", cm("a", "new"));
+  assert.match(lines.at(-1)!, /^12:00:00\s+ADDED\s+a\/new\s+1\s+60s$/);
+});
+
+Deno.test("WatchPrinter -o json and -o name", () => {
+  const json = printer({ output: "json" });
+  json.p.printInitial([cm("a", "x")]);
+  json.p.printEvent("DELETED", cm("a", "x"));
+  assert.deepEqual(json.lines.map((l) => JSON.parse(l).type), [
+    "ADDED",
+    "DELETED",
+  ]);
+  const name = printer({ output: "name" });
+  name.p.printInitial([cm("a", "x")]);
+  name.p.printEvent("MODIFIED", cm("a", "x"));
+  assert.deepEqual(name.lines, ["configmap/x", "MODIFIED configmap/x"]);
+});
