@@ -656,3 +656,44 @@ Deno.test("listWatch() over KubeClient lists and watches with its filters", asyn
   await it.return?.();
   assert.equal(server.requests.at(-1)!.query.get("labelSelector"), "app=x");
 });
+
+Deno.test("KubeClient reads get and watch bodies split at chosen offsets, inside a character too", async () => {
+  await using env = await setup();
+  const { server, client } = env;
+  const rv = server.resourceVersion();
+  server.create(CMs, cm("split", { text: "€€€ 😀 é" }));
+  const body = new TextEncoder().encode(
+    JSON.stringify(server.list(CMs, "default")[0]),
+  );
+  // Offsets inside the first "€" (3 bytes) and inside "😀" (4 bytes).
+  const euro = body.indexOf(0xe2);
+  const emoji = body.indexOf(0xf0);
+  assert.ok(euro > 0 && emoji > 0);
+  server.faults.splitWrites([euro + 1, euro + 2, emoji + 3]);
+  const got = await client.get(CMs, "split");
+  assert.equal(got.data?.text, "€€€ 😀 é");
+  server.faults.closeWatchesAfter(1);
+  const events: WatchEvent<ConfigMap>[] = [];
+  for await (
+    const ev of await client.watch(CMs, {
+      namespace: "default",
+      resourceVersion: rv,
+    })
+  ) {
+    events.push(ev);
+  }
+  assert.equal(events.length, 1);
+  assert.equal((events[0].object as ConfigMap).data?.text, "€€€ 😀 é");
+});
+
+Deno.test("KubeClient.update() and get() reject a missing name before any request", async () => {
+  await using env = await setup();
+  const { server, client } = env;
+  const before = server.requests.length;
+  assert.throws(
+    () => client.update(CMs, { metadata: { namespace: "default" } }),
+    TypeError,
+  );
+  assert.throws(() => client.get(CMs, ""), TypeError);
+  assert.equal(server.requests.length, before);
+});
