@@ -204,6 +204,12 @@ export class ExecAuthenticator implements Authenticator {
 
   async #run(): Promise<ExecResult> {
     const exec = this.#exec;
+    if (exec.interactiveMode === "Always") {
+      // client-go refuses too when stdin is not a terminal; kubecache never gives one.
+      throw new AuthError(
+        `Cannot run exec credential plugin "${exec.command}": its interactiveMode is Always, and kubecache never gives a plugin a terminal`,
+      );
+    }
     this.runs++;
     const info = {
       apiVersion: exec.apiVersion,

@@ -159,6 +159,19 @@ Deno.test("exec plugin: failures are AuthErrors that never show the token", asyn
       /"kubecache-no-such-plugin": command not found\nInstall it from example.com/,
     );
   });
+  await t.step(
+    "interactiveMode Always is refused without running it",
+    async () => {
+      const auth = new ExecAuthenticator({
+        ...p.exec,
+        interactiveMode: "Always",
+      });
+      const err = await rejection(auth.credentials());
+      assert.ok(err instanceof AuthError);
+      assert.match(err.message, /interactiveMode is Always/);
+      assert.equal(auth.runs, 0);
+    },
+  );
   await t.step("non-zero exit shows stderr", async () => {
     await Deno.writeTextFile(`${p.dir}/fail`, "");
     const err = await rejection(new ExecAuthenticator(p.exec).credentials());
