@@ -92,6 +92,10 @@ export function namespaceRange(
 
 const MAX_SNAPSHOTS = 16;
 
+function byKey(a: Entry, b: Entry): number {
+  return a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
+}
+
 /** The objects of one resource type. */
 export class Table {
   /** The resource type served. */
@@ -107,6 +111,8 @@ export class Table {
   // write copies it first (copy-on-write), so snapshots never change.
   #sorted: Entry[] = [];
   #shared = false;
+  // Set when #sorted misses inserts or still has removed entries.
+  #dirty = false;
   // Snapshots of #sorted by resource version, for continue tokens.
   #snapshots = new Map<number, Entry[]>();
 
@@ -128,24 +134,41 @@ export class Table {
 
   /** Current objects sorted by key; the caller must not modify the array. */
   sorted(): readonly Entry[] {
+    this.#clean();
     return this.#sorted;
   }
 
   /** Insert or replace an entry. */
   put(entry: Entry): void {
-    this.#own();
-    const i = lowerBound(this.#sorted, entry.key);
-    if (this.#sorted[i]?.key === entry.key) this.#sorted[i] = entry;
-    else this.#sorted.splice(i, 0, entry);
+    const had = this.#byKey.has(entry.key);
     this.#byKey.set(entry.key, entry);
+    if (this.#dirty) return;
+    const arr = this.#sorted;
+    if (had) {
+      // Same key, same place: replace in the (possibly shared) array.
+      this.#own();
+      this.#sorted[lowerBound(this.#sorted, entry.key)] = entry;
+    } else if (arr.length === 0 || arr[arr.length - 1].key < entry.key) {
+      this.#own();
+      this.#sorted.push(entry);
+    } else {
+      // Out of order: sort once, when next read, instead of splicing.
+      this.#dirty = true;
+    }
   }
 
   /** Remove an entry. */
   remove(key: string): void {
-    this.#own();
-    const i = lowerBound(this.#sorted, key);
-    if (this.#sorted[i]?.key === key) this.#sorted.splice(i, 1);
     this.#byKey.delete(key);
+    this.#dirty = true;
+  }
+
+  // Rebuild the sorted array after out-of-order inserts or removals.
+  #clean(): void {
+    if (!this.#dirty) return;
+    this.#sorted = [...this.#byKey.values()].sort(byKey);
+    this.#shared = false;
+    this.#dirty = false;
   }
 
   /**
@@ -165,17 +188,18 @@ export class Table {
       undo.set(ev.entry.key, ev.type === "ADDED" ? null : ev.prev!);
     }
     const out: Entry[] = [];
-    for (const e of this.#sorted) {
+    for (const e of this.sorted()) {
       if (!undo.has(e.key)) out.push(e);
     }
     for (const e of undo.values()) if (e) out.push(e);
-    out.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    out.sort(byKey);
     this.#remember(rv, out);
     return out;
   }
 
   /** The current sorted array, kept unchanged for later pages at `rv`. */
   snapshot(rv: number): readonly Entry[] {
+    this.#clean();
     this.#shared = true;
     this.#remember(rv, this.#sorted);
     return this.#sorted;
