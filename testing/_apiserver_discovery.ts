@@ -9,6 +9,7 @@
  */
 
 import type { ResourceType } from "../client/resources.ts";
+import { isScalable } from "./_apiserver_scale.ts";
 
 /** Version reported by /version. */
 export const VERSION_INFO = {
@@ -34,6 +35,62 @@ const VERBS = [
   "watch",
 ];
 
+// Kinds with a status subresource, and types in kubectl's "all" category.
+const WITH_STATUS = new Set([
+  "Pod",
+  "Service",
+  "Namespace",
+  "Node",
+  "PersistentVolume",
+  "PersistentVolumeClaim",
+  "ReplicationController",
+  "Deployment",
+  "ReplicaSet",
+  "StatefulSet",
+  "DaemonSet",
+  "Job",
+  "CronJob",
+  "Ingress",
+  "CustomResourceDefinition",
+]);
+const IN_ALL = new Set([
+  "pods",
+  "services",
+  "replicationcontrollers",
+  "deployments",
+  "replicasets",
+  "statefulsets",
+  "daemonsets",
+  "jobs",
+  "cronjobs",
+]);
+const SUB_VERBS = ["get", "patch", "update"];
+
+function resourceEntries(t: ResourceType): Record<string, unknown>[] {
+  const out = [resourceEntry(t)];
+  if (WITH_STATUS.has(t.kind)) {
+    out.push({
+      name: `${t.resource}/status`,
+      singularName: "",
+      namespaced: t.namespaced,
+      kind: t.kind,
+      verbs: SUB_VERBS,
+    });
+  }
+  if (isScalable(t)) {
+    out.push({
+      name: `${t.resource}/scale`,
+      singularName: "",
+      namespaced: t.namespaced,
+      group: "autoscaling",
+      version: "v1",
+      kind: "Scale",
+      verbs: SUB_VERBS,
+    });
+  }
+  return out;
+}
+
 function resourceEntry(t: ResourceType): Record<string, unknown> {
   const e: Record<string, unknown> = {
     name: t.resource,
@@ -45,6 +102,7 @@ function resourceEntry(t: ResourceType): Record<string, unknown> {
       : VERBS,
   };
   if (t.shortNames && t.shortNames.length > 0) e.shortNames = t.shortNames;
+  if (IN_ALL.has(t.resource)) e.categories = ["all"];
   return e;
 }
 
@@ -75,7 +133,7 @@ export function resourceList(
   const doc: Record<string, unknown> = { kind: "APIResourceList" };
   if (group !== "") doc.apiVersion = "v1";
   doc.groupVersion = gv;
-  doc.resources = served.map(resourceEntry);
+  doc.resources = served.flatMap(resourceEntries);
   return doc;
 }
 

@@ -53,6 +53,7 @@ import {
   namespaceRange,
   type Table,
 } from "./_apiserver_store.ts";
+import { isScalable, scaleOf, withScale } from "./_apiserver_scale.ts";
 import { tableDoc } from "./_apiserver_table.ts";
 import { errorEventBody, Watch } from "./_apiserver_watch.ts";
 
@@ -310,8 +311,16 @@ async function dispatch(
   r: ResourceRoute,
 ): Promise<Response> {
   const q = url.searchParams;
-  if (r.subresource !== undefined && r.subresource !== "status") {
-    throw noSuchResource();
+  if (
+    r.subresource !== undefined && r.subresource !== "status" &&
+    !(r.subresource === "scale" && isScalable(r.table.type))
+  ) throw noSuchResource();
+  if (
+    (req.method === "POST" || req.method === "PUT") &&
+    (req.headers.get("content-type") ?? "").includes("protobuf")
+  ) {
+    // Only JSON is spoken; client-go falls back to JSON on a 415.
+    return unsupportedMediaType();
   }
   if (r.name === undefined) {
     switch (req.method) {
@@ -341,6 +350,12 @@ async function dispatch(
     default:
       return methodNotAllowed();
   }
+}
+
+function unsupportedMediaType(): Response {
+  return statusResponse(
+    failure(415, "UnsupportedMediaType", "415: Unsupported Media Type", {}),
+  );
 }
 
 function methodNotAllowed(): Response {
@@ -734,6 +749,7 @@ function getObject(r: ResourceRoute): Response {
     keyOf(r.table.type.namespaced ? r.namespace : "", r.name!),
   );
   if (!e) throw notFound(r.table.type.resource, r.name!);
+  if (r.subresource === "scale") return ok(scaleOf(e));
   return jsonResponse(200, entryJson(e));
 }
 
@@ -789,6 +805,19 @@ function create(ctx: ServerContext, r: ResourceRoute, text: string): Response {
 }
 
 function replace(ctx: ServerContext, r: ResourceRoute, text: string): Response {
+  if (r.subresource === "scale") {
+    const old = r.table.get(
+      keyOf(r.table.type.namespaced ? r.namespace : "", r.name!),
+    );
+    if (!old) throw notFound(r.table.type.resource, r.name!);
+    let scale: unknown;
+    try {
+      scale = JSON.parse(text);
+    } catch (err) {
+      throw badRequest(`error decoding Scale: ${(err as Error).message}`);
+    }
+    return updateScale(ctx, r, old, scale);
+  }
   const obj = parseBody(r.table, text);
   checkNamespace(r, obj);
   const e = ctx.cluster.update(r.table, obj, {
@@ -814,11 +843,7 @@ async function patch(
 ): Promise<Response> {
   const contentType = (req.headers.get("content-type") ?? "").split(";")[0]
     .trim();
-  if (!PATCH_TYPES.has(contentType)) {
-    return statusResponse(
-      failure(415, "UnsupportedMediaType", "415: Unsupported Media Type", {}),
-    );
-  }
+  if (!PATCH_TYPES.has(contentType)) return unsupportedMediaType();
   const text = await req.text();
   let body: unknown;
   try {
@@ -853,7 +878,9 @@ async function patch(
     }
   }
   if (!old) throw notFound(table.type.resource, r.name!);
-  const current = JSON.parse(entryJson(old));
+  const current = r.subresource === "scale"
+    ? scaleOf(old)
+    : JSON.parse(entryJson(old));
   let next: unknown;
   try {
     switch (contentType) {
@@ -877,6 +904,7 @@ async function patch(
       ),
     );
   }
+  if (r.subresource === "scale") return updateScale(ctx, r, old, next);
   const obj = next as KubeObject;
   if (!obj || typeof obj !== "object" || !obj.metadata) {
     throw badRequest("the patch produced an object without metadata");
@@ -892,6 +920,19 @@ async function patch(
     statusOnly: r.subresource === "status",
   });
   return jsonResponse(200, entryJson(e));
+}
+
+function updateScale(
+  ctx: ServerContext,
+  r: ResourceRoute,
+  old: Entry,
+  scale: unknown,
+): Response {
+  const e = ctx.cluster.update(r.table, withScale(old, scale), {
+    namespace: r.namespace,
+    name: r.name,
+  });
+  return ok(scaleOf(e));
 }
 
 function deleteObject(

@@ -192,3 +192,53 @@ Deno.test({
     assert.match(lines[2], /^after\s/);
   },
 });
+
+Deno.test({
+  name:
+    "kubectl apply --server-side, scale and get all work against FakeApiServer",
+  ignore,
+  async fn() {
+    await using env = await setup();
+    const { server, kubectl, dir } = env;
+    const { Deployments } = await import("../client/resources.ts");
+    const file = `${dir}/deploy.yaml`;
+    await Deno.writeTextFile(
+      file,
+      [
+        "apiVersion: apps/v1",
+        "kind: Deployment",
+        "metadata:",
+        "  name: web",
+        "spec:",
+        "  replicas: 2",
+        "  selector:",
+        "    matchLabels: {app: web}",
+        "  template:",
+        "    metadata:",
+        "      labels: {app: web}",
+        "    spec:",
+        "      containers:",
+        "      - name: web",
+        "        image: nginx",
+        "",
+      ].join("\n"),
+    );
+    const applied = await kubectl("apply", "--server-side", "-f", file);
+    assert.equal(applied.code, 0, applied.stderr);
+    assert.equal(
+      applied.stdout.trim(),
+      "deployment.apps/web serverside-applied",
+    );
+    const scaled = await kubectl("scale", "deployment", "web", "--replicas=5");
+    assert.equal(scaled.code, 0, scaled.stderr);
+    const d = server.get(Deployments, "default", "web") as unknown as {
+      spec: { replicas: number };
+      metadata: { generation: number };
+    };
+    assert.equal(d.spec.replicas, 5);
+    assert.equal(d.metadata.generation, 2);
+    const all = await kubectl("get", "all");
+    assert.equal(all.code, 0, all.stderr);
+    assert.match(all.stdout, /deployment\.apps\/web/);
+  },
+});
