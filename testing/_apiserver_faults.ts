@@ -78,6 +78,22 @@ export type SplitMode = "random" | number[];
  * unless said otherwise. Mirrors what client-go's `FakeControllerSource`
  * offers (`ResetWatch`) plus the wire-level failures a real apiserver and
  * network produce.
+ *
+ * @example Throttle the next request
+ * ```ts
+ * import { FakeApiServer } from "./fake_api_server.ts";
+ * import assert from "node:assert/strict";
+ *
+ * await using server = await FakeApiServer.start();
+ * server.faults.failNext(1, { status: 429, retryAfterSeconds: 2 });
+ * const res = await fetch(`${server.url}/api/v1/namespaces/default/pods`);
+ * assert.equal(res.status, 429);
+ * assert.equal(res.headers.get("retry-after"), "2");
+ * assert.equal((await res.json()).reason, "TooManyRequests");
+ * const ok = await fetch(`${server.url}/api/v1/namespaces/default/pods`);
+ * assert.equal(ok.status, 200);
+ * await ok.body?.cancel();
+ * ```
  */
 export class FakeApiServerFaults {
   #s: FaultState = { rules: [], stalled: false, latencyMs: 0 };

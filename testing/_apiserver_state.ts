@@ -37,9 +37,18 @@ export function keyOf(namespace: string, name: string): string {
   return namespace === "" ? name : `${namespace}/${name}`;
 }
 
+let lastSecond = NaN;
+let lastText = "";
+
 /** RFC 3339 time with second precision, as metav1.Time marshals. */
 export function rfc3339(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
+  const second = Math.floor(ms / 1000);
+  if (second !== lastSecond) {
+    // Bulk creates stamp the same second many times: format it once.
+    lastSecond = second;
+    lastText = new Date(second * 1000).toISOString().replace(/\.\d{3}Z$/, "Z");
+  }
+  return lastText;
 }
 
 /** Result of a delete: the deleted (or finalizing) object. */

@@ -105,7 +105,14 @@ const INITIAL_NAMESPACES = [
  *   `sendInitialEvents=true` + `resourceVersionMatch=NotOlderThan`.
  *
  * Objects handed out by the direct state methods are the stored ones,
- * deep-frozen: copy before changing them.
+ * deep-frozen: copy before changing them. A BOOKMARK's object is
+ * `{ kind, apiVersion, metadata: { resourceVersion, creationTimestamp: null } }`
+ * exactly as kube-apiserver sends it (plus the `k8s.io/initial-events-end`
+ * annotation at the end of a watch-list's initial events). List items carry
+ * no kind/apiVersion, as from the real server; watch and GET objects do.
+ * `kubectl` works against it (get, -o json, create -f, apply -f,
+ * apply --server-side, delete, scale, get -w): discovery, an OpenAPI v3
+ * index announcing server-side field validation, and Table responses.
  *
  * @example Start, write, list over HTTP
  * ```ts
@@ -135,6 +142,7 @@ export class FakeApiServer implements AsyncDisposable {
   readonly #pauses: Map<ReturnType<typeof setTimeout>, () => void>;
   #closed: Promise<void> | undefined;
 
+  /** Use {@link FakeApiServer.start}: it listens before handing out the server. */
   private constructor(parts: {
     url: string;
     faults: FakeApiServerFaults;
