@@ -12,8 +12,8 @@ import type { KubeObject, ObjectMeta } from "../cache/object.ts";
 import type { Clock } from "../cache/clock.ts";
 import type { ResourceType } from "../client/resources.ts";
 import {
-  deepFreeze,
   type Entry,
+  frozenCopy,
   History,
   type HistoryEvent,
   Table,
@@ -130,7 +130,8 @@ export class Cluster {
    * @throws {StatusError} AlreadyExists, Invalid
    */
   create(table: Table, input: KubeObject, namespace?: string): Entry {
-    const src = clone(input);
+    // The input is only read: #entry stores a frozen deep copy.
+    const src = input;
     const meta: ObjectMeta = src.metadata ?? {};
     const kind = table.type.kind;
     let name = meta.name ?? "";
@@ -177,7 +178,7 @@ export class Cluster {
     input: KubeObject,
     opts: { namespace?: string; name?: string; statusOnly?: boolean } = {},
   ): Entry {
-    const src = clone(input);
+    const src = input;
     const meta: ObjectMeta = src.metadata ?? {};
     const name = opts.name ?? meta.name ?? "";
     if (opts.name !== undefined && meta.name && meta.name !== opts.name) {
@@ -310,7 +311,7 @@ export class Cluster {
       namespace: ns,
       name,
       rv,
-      obj: deepFreeze(obj),
+      obj: frozenCopy(obj),
     };
   }
 

@@ -281,6 +281,34 @@ export class History {
   }
 }
 
+/**
+ * A deep-frozen copy of a JSON-like value, as a JSON round trip would give
+ * (undefined members dropped, toJSON honoured), without building a string.
+ */
+export function frozenCopy<T>(value: T): T {
+  return copy(value) as T;
+}
+
+function copy(v: unknown): unknown {
+  if (v === null || typeof v !== "object") return v;
+  const j = (v as { toJSON?: () => unknown }).toJSON;
+  if (typeof j === "function") return copy(j.call(v));
+  if (Array.isArray(v)) {
+    const out = new Array(v.length);
+    for (let i = 0; i < v.length; i++) {
+      const x = v[i];
+      out[i] = x === undefined || typeof x === "function" ? null : copy(x);
+    }
+    return Object.freeze(out);
+  }
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(v)) {
+    const x = (v as Record<string, unknown>)[k];
+    if (x !== undefined && typeof x !== "function") out[k] = copy(x);
+  }
+  return Object.freeze(out);
+}
+
 /** Recursively freeze a JSON value. */
 export function deepFreeze<T>(value: T): T {
   if (value && typeof value === "object" && !Object.isFrozen(value)) {

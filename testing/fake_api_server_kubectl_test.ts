@@ -168,8 +168,10 @@ Deno.test({
     const reader = child.stdout.pipeThrough(new TextDecoderStream())
       .getReader();
     let out = "";
-    const readUntil = async (text: string) => {
-      while (!out.includes(text)) {
+    // Until a whole line starting with `name` has arrived.
+    const readUntil = async (name: string) => {
+      const line = new RegExp(`(^|\n)${name}[^\n]*\n`);
+      while (!line.test(out)) {
         const { value, done } = await reader.read();
         if (done) break;
         out += value;
