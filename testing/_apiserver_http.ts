@@ -526,7 +526,8 @@ function listSource(
   }
   if (rv === 0) return { arr: table.sorted(), rv: current, paged: false };
   const exact = match === "Exact" || (match === "" && limit !== undefined);
-  if (!exact) return { arr: table.sorted(), rv: current, paged: false };
+  // Not older than rv: the latest state, paged when asked (served by etcd).
+  if (!exact) return { arr: table.snapshot(current), rv: current, paged: true };
   if (rv < cluster.history.compactedRV) throw listTooOld();
   return { arr: table.at(rv, cluster.history), rv, paged: true };
 }

@@ -204,6 +204,12 @@ Deno.test("FakeApiServer list at an exact past resourceVersion shows the state o
   assert.deepEqual(itemNames(paged.body), ["a"]);
   const notOlder = await getJson(server, `${CM}?resourceVersion=${then}`);
   assert.deepEqual(itemNames(notOlder.body), ["b", "c"]);
+  const newerPage = await getJson(
+    server,
+    `${CM}?resourceVersion=${then}&resourceVersionMatch=NotOlderThan&limit=1`,
+  );
+  assert.deepEqual(itemNames(newerPage.body), ["b"]);
+  assert.ok((newerPage.body.metadata as { continue?: string }).continue);
   const zero = await getJson(server, `${CM}?resourceVersion=0&limit=1`);
   assert.deepEqual(itemNames(zero.body), ["b", "c"]);
   assert.equal(
