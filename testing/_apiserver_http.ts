@@ -433,12 +433,11 @@ function parseRV(s: string): number {
   return Number(s);
 }
 
-function parseInt64(name: string, s: string | null): number | undefined {
+function parseInt64(s: string | null): number | undefined {
   if (s === null || s === "") return undefined;
   if (!/^-?\d+$/.test(s)) {
     throw badRequest(`strconv.ParseInt: parsing "${s}": invalid syntax`);
   }
-  void name;
   return Number(s);
 }
 
@@ -539,7 +538,7 @@ function list(
   req: Request,
 ): Response {
   const { table } = r;
-  let limit = parseInt64("limit", q.get("limit"));
+  let limit = parseInt64(q.get("limit"));
   if (limit !== undefined && limit <= 0) limit = undefined;
   const match = both(
     labelMatcher(q.get("labelSelector")),
@@ -679,7 +678,7 @@ function watch(
   req: Request,
 ): Response {
   const { cluster } = ctx;
-  const timeoutSeconds = parseInt64("timeoutSeconds", q.get("timeoutSeconds"));
+  const timeoutSeconds = parseInt64(q.get("timeoutSeconds"));
   const bookmarksParam = q.get("allowWatchBookmarks");
   const bookmarks = bookmarksParam === "true" || bookmarksParam === "1";
   const { sendInitialEvents } = validateWatchMatch(q);

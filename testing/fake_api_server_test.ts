@@ -548,3 +548,35 @@ Deno.test("FakeApiServer answers unknown paths like kube-apiserver", async () =>
   const post = await send(server, "POST", `${CM}/x`, {});
   assert.equal(post.status, 405);
 });
+
+Deno.test("FakeApiServer.start() rejects a bad historyLimit or bookmarkInterval", async () => {
+  await assert.rejects(FakeApiServer.start({ historyLimit: -1 }), RangeError);
+  await assert.rejects(
+    FakeApiServer.start({ bookmarkInterval: 0 }),
+    RangeError,
+  );
+});
+
+Deno.test("FakeApiServer serves an OpenAPI v3 index announcing field validation", async () => {
+  await using server = await FakeApiServer.start();
+  const root = await getJson(server, "/openapi/v3");
+  const paths = root.body.paths as Record<
+    string,
+    { serverRelativeURL: string }
+  >;
+  const doc = await getJson(server, paths["apis/apps/v1"].serverRelativeURL);
+  const patch =
+    (doc.body.paths as Record<string, Record<string, Record<string, unknown>>>)[
+      "/apis/apps/v1/namespaces/{namespace}/deployments/{name}"
+    ].patch;
+  assert.deepEqual(patch["x-kubernetes-group-version-kind"], {
+    group: "apps",
+    version: "v1",
+    kind: "Deployment",
+  });
+  assert.ok(
+    (patch.parameters as { name: string }[]).some((p) =>
+      p.name === "fieldValidation"
+    ),
+  );
+});
