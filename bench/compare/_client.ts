@@ -115,6 +115,13 @@ function kubecache(
       onAdd: () => h.add(),
       onUpdate: () => h.update(),
     });
+    // The Reflector retries a failed initial list forever; for the
+    // benchmark a failure before the first sync is the result.
+    informer.setWatchErrorHandler((_reflector, err) => {
+      if (informer.hasSynced()) return;
+      console.error(`kubecache error: ${(err as Error)?.message ?? err}`);
+      Deno.exit(4);
+    });
     const done = informer.run(signal);
     return Promise.resolve(async () => {
       await done;
