@@ -4,7 +4,7 @@
  * rate of watch events delivered to a no-op handler. Prints one JSON line.
  *
  * Usage: deno run -A --v8-flags=--expose-gc bench/compare/_client.ts
- *          --impl raw|kubecache|kubecache-transform|kubecache-watchlist|client-node
+ *          --impl raw|stream-list|kubecache|kubecache-transform|kubecache-watchlist|client-node
  *          --url URL --control URL --pods N --events E
  *
  * @module
@@ -17,6 +17,7 @@ import { Pods } from "../../client/resources.ts";
 import { newSharedIndexInformer } from "../../cache/shared_informer.ts";
 import type { KubeObject } from "../../cache/object.ts";
 import process from "node:process";
+import { decodeListStream } from "./_list_stream.ts";
 
 interface Handlers {
   add(): void;
@@ -38,56 +39,90 @@ function arg(name: string): string {
 
 const keyOf = (o: KubeObject) => `${o.metadata.namespace}/${o.metadata.name}`;
 
-/**
- * The raw baseline: fetch the pages, JSON.parse, Map.set; read the watch
- * stream, split lines, JSON.parse, Map.set. Nothing else.
- */
-const raw: Impl = (url, h, signal) => {
-  const map = new Map<string, KubeObject>();
-  const run = async () => {
-    let cont = "";
-    let rv = "";
-    do {
-      const q = new URLSearchParams({ limit: "500" });
-      if (cont) q.set("continue", cont);
-      const res = await fetch(`${url}/api/v1/pods?${q}`, { signal });
-      const page = JSON.parse(await res.text());
-      rv ||= page.metadata.resourceVersion;
-      for (const item of page.items) {
-        map.set(keyOf(item), item);
-        h.add();
-      }
-      cont = page.metadata.continue ?? "";
-    } while (cont);
-    const q = new URLSearchParams({
-      watch: "1",
-      resourceVersion: rv,
-      allowWatchBookmarks: "true",
-    });
+type ListInto = (
+  url: string,
+  map: Map<string, KubeObject>,
+  h: Handlers,
+  signal: AbortSignal,
+) => Promise<string>;
+
+/** The raw baseline's list: fetch 500-item pages, JSON.parse, Map.set. */
+const listPages: ListInto = async (url, map, h, signal) => {
+  let cont = "";
+  let rv = "";
+  do {
+    const q = new URLSearchParams({ limit: "500" });
+    if (cont) q.set("continue", cont);
     const res = await fetch(`${url}/api/v1/pods?${q}`, { signal });
-    let tail = "";
-    for await (
-      const chunk of res.body!.pipeThrough(new TextDecoderStream())
-    ) {
-      const buf = tail + chunk;
-      let start = 0;
-      for (let nl = buf.indexOf("\n"); nl >= 0; nl = buf.indexOf("\n", start)) {
-        const ev = JSON.parse(buf.slice(start, nl));
-        start = nl + 1;
-        if (ev.type === "DELETED") map.delete(keyOf(ev.object));
-        else if (ev.type !== "BOOKMARK") {
-          map.set(keyOf(ev.object), ev.object);
-          if (ev.type === "MODIFIED") h.update();
-        }
-      }
-      tail = buf.slice(start);
+    const page = JSON.parse(await res.text());
+    rv ||= page.metadata.resourceVersion;
+    for (const item of page.items) {
+      map.set(keyOf(item), item);
+      h.add();
     }
-  };
-  run().catch((e) => {
-    if (!signal.aborted) throw e;
-  });
-  return Promise.resolve(() => {});
+    cont = page.metadata.continue ?? "";
+  } while (cont);
+  return rv;
 };
+
+/**
+ * The prototype for KubeClient.list: one list at resourceVersion "0", each
+ * item parsed as it arrives (`_list_stream.ts`), so parsing overlaps the
+ * transfer and no string holds the whole list.
+ */
+const listStreamed: ListInto = async (url, map, h, signal) => {
+  const res = await fetch(`${url}/api/v1/pods?resourceVersion=0`, { signal });
+  const list = await decodeListStream(res.body!, (item) => {
+    map.set(keyOf(item as KubeObject), item as KubeObject);
+    h.add();
+  });
+  list.items.length = 0; // the map holds them; keep one copy only
+  return list.metadata.resourceVersion ?? "";
+};
+
+/**
+ * The raw baseline: a list, then read the watch stream, split lines,
+ * JSON.parse, Map.set. Nothing else.
+ */
+function raw(listInto: ListInto): Impl {
+  return (url, h, signal) => {
+    const map = new Map<string, KubeObject>();
+    const run = async () => {
+      const rv = await listInto(url, map, h, signal);
+      const q = new URLSearchParams({
+        watch: "1",
+        resourceVersion: rv,
+        allowWatchBookmarks: "true",
+      });
+      const res = await fetch(`${url}/api/v1/pods?${q}`, { signal });
+      let tail = "";
+      for await (
+        const chunk of res.body!.pipeThrough(new TextDecoderStream())
+      ) {
+        const buf = tail + chunk;
+        let start = 0;
+        for (
+          let nl = buf.indexOf("\n");
+          nl >= 0;
+          nl = buf.indexOf("\n", start)
+        ) {
+          const ev = JSON.parse(buf.slice(start, nl));
+          start = nl + 1;
+          if (ev.type === "DELETED") map.delete(keyOf(ev.object));
+          else if (ev.type !== "BOOKMARK") {
+            map.set(keyOf(ev.object), ev.object);
+            if (ev.type === "MODIFIED") h.update();
+          }
+        }
+        tail = buf.slice(start);
+      }
+    };
+    run().catch((e) => {
+      if (!signal.aborted) throw e;
+    });
+    return Promise.resolve(() => {});
+  };
+}
 
 /**
  * kubecache: a SharedIndexInformer over KubeClient with its defaults,
@@ -159,7 +194,8 @@ const clientNode: Impl = async (url, h) => {
 };
 
 const IMPLS: Record<string, Impl> = {
-  raw,
+  raw: raw(listPages),
+  "stream-list": raw(listStreamed),
   kubecache: kubecache(),
   "kubecache-transform": kubecache({ transform: true }),
   "kubecache-watchlist": kubecache({ watchList: true }),
