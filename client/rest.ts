@@ -587,17 +587,20 @@ export class KubeClient implements ResourceClient, AsyncDisposable {
    * @param type the resource type
    * @param opts namespace, list options, signal, timeout
    * @returns the list
-   * @throws {StatusError} e.g. 410 Expired for an old continue token ({@link isExpired})
+   * @throws {StatusError} e.g. 410 Expired for an old continue token ({@link isExpired}),
+   *   also for a failure Status sent with a 2xx code
+   * @throws {TypeError} when the answer is not a list
    */
-  list<T extends KubeObject>(
+  async list<T extends KubeObject>(
     type: ResourceType<T>,
     opts: ListCallOptions = {},
   ): Promise<ObjectList<T>> {
     const path = this.#collectionPath(type, opts.namespace || undefined);
-    return this.request<ObjectList<T>>("GET", path, {
+    const list = await this.request<ObjectList<T>>("GET", path, {
       ...opts,
       query: listQuery(opts, false),
     });
+    return checkList(list, path);
   }
 
   /**
@@ -959,4 +962,33 @@ function writeQuery(
 function withTypeMeta<T extends KubeObject>(type: ResourceType<T>, obj: T): T {
   if (obj.apiVersion && obj.kind) return obj;
   return { apiVersion: apiVersionOf(type), kind: type.kind, ...obj };
+}
+
+/**
+ * Vet a decoded list: a failure Status is an error (client-go `Result.Into`),
+ * and a missing or null `items` (Go's nil slice) is an empty list.
+ */
+function checkList<T>(list: ObjectList<T>, path: string): ObjectList<T> {
+  const value = list as unknown as Record<string, unknown> | null;
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    throw new TypeError(
+      `Cannot read the list from GET ${path}: expected an object, got ${
+        Array.isArray(value) ? "an array" : String(value)
+      }`,
+    );
+  }
+  if (value.kind === "Status" && value.status === "Failure") {
+    throw StatusError.fromStatus(value as unknown as Status);
+  }
+  if (value.items === undefined || value.items === null) list.items = [];
+  else if (!Array.isArray(value.items)) {
+    throw new TypeError(
+      `Cannot read the list from GET ${path}: items is not an array: ${typeof value
+        .items}`,
+    );
+  }
+  if (value.metadata === undefined || value.metadata === null) {
+    list.metadata = {};
+  }
+  return list;
 }

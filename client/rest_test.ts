@@ -512,6 +512,41 @@ Deno.test("KubeClient reports every injected failure as a StatusError, without r
   }
 });
 
+Deno.test("KubeClient.list() reads a null or missing items as empty, and a 200 failure Status as an error", async () => {
+  await using env = await setup();
+  const { server, client } = env;
+  // Go encodes a nil slice as null; some servers leave items out entirely.
+  server.faults.failNext(1, {
+    status: 200,
+    body:
+      '{"kind":"ConfigMapList","metadata":{"resourceVersion":"7"},"items":null}',
+  });
+  const nullItems = await client.list(CMs, { namespace: "default" });
+  assert.deepEqual(nullItems.items, []);
+  assert.equal(nullItems.metadata.resourceVersion, "7");
+  server.faults.failNext(1, { status: 200, body: '{"kind":"ConfigMapList"}' });
+  const bare = await client.list(CMs, { namespace: "default" });
+  assert.deepEqual(bare, { kind: "ConfigMapList", metadata: {}, items: [] });
+  server.faults.failNext(1, {
+    status: 200,
+    body: JSON.stringify({
+      kind: "Status",
+      apiVersion: "v1",
+      metadata: {},
+      status: "Failure",
+      reason: "Expired",
+      message: "too old",
+      code: 410,
+    }),
+  });
+  const err = await rejection(client.list(CMs, { namespace: "default" }));
+  assert.ok(err instanceof StatusError && isExpired(err), String(err));
+  server.faults.failNext(1, { status: 200, body: '{"items":{"a":1}}' });
+  const bad = await rejection(client.list(CMs, { namespace: "default" }));
+  assert.ok(bad instanceof TypeError);
+  assert.match(bad.message, /items is not an array/);
+});
+
 Deno.test("KubeClient sends the bearer token; a wrong one is Unauthorized", async () => {
   await using server = await FakeApiServer.start({ token: "s3cret-token" });
   await using good = new KubeClient(
