@@ -82,6 +82,8 @@ export interface KubeObject {
   kind?: string;
   /** Standard object metadata. */
   metadata: ObjectMeta;
+  /** Any other field (spec, status, data, ...), kept as the server sent it. */
+  [field: string]: unknown;
 }
 
 /**

@@ -206,7 +206,11 @@ Deno.test("DemoWorkload.tick() keeps each deployment's status true to its pods",
       p.metadata.labels?.app === d.metadata.name &&
       !p.metadata.deletionTimestamp
     );
-    assert.equal(d.status.replicas, mine.length, d.metadata.name);
+    assert.equal(
+      d.status.replicas,
+      mine.length,
+      `deployment ${d.metadata.name}`,
+    );
     assert.ok(d.status.readyReplicas <= d.spec.replicas + 1);
   }
 });
