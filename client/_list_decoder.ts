@@ -1,0 +1,274 @@
+/**
+ * Incremental decoder of a list response (`{"kind":..,"metadata":{..},
+ * "items":[{..},..]}`): it scans the body's bytes as they arrive, cuts out
+ * each item of the top-level `items` array and `JSON.parse`s it on the
+ * spot. No string ever holds the whole body (V8 strings stop at 512 MiB,
+ * about 120k pods), and parsing overlaps the transfer. Everything but the
+ * items (kind, apiVersion, metadata) is kept as a small skeleton and parsed
+ * at the end. Internal to `KubeClient.list`.
+ *
+ * @module
+ */
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const COMMA = 0x2c;
+const COLON = 0x3a;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
+/** `"items"` as bytes: the key whose array is streamed. */
+const ITEMS_KEY = [0x22, 0x69, 0x74, 0x65, 0x6d, 0x73, 0x22];
+
+// Where the scanner is between two items of the array: after `[` (an item
+// or `]` may follow), after an item (`,` or `]`), after `,` (an item).
+const Between = { Start: 0, Item: 1, Comma: 2 } as const;
+
+function isSpace(c: number): boolean {
+  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+}
+
+/**
+ * Push the body's chunks in order with {@link ListDecoder.push}, then call
+ * {@link ListDecoder.end} for the decoded list. Items are parsed as soon as
+ * their closing brace arrives; bytes of an item split across chunks
+ * (multi-byte characters and escapes included) are joined before decoding.
+ * Malformed or truncated input throws a `SyntaxError`.
+ */
+export class ListDecoder {
+  #utf8 = new TextDecoder();
+  #items: unknown[] = [];
+  #depth = 0;
+  #inString = false;
+  /** The string's next byte is escaped (a `\` ended the previous chunk). */
+  #escaped = false;
+  #inItems = false;
+  #sawItems = false;
+  #between: number = Between.Start;
+  /** Pieces of an item that started in an earlier chunk. */
+  #pending: Uint8Array[] = [];
+  #pendingBytes = 0;
+  /** The list without its items' contents. */
+  #skeleton = new Uint8Array(256);
+  #skeletonBytes = 0;
+  #topIsObject = false;
+  /** Skeleton offsets of the last string at depth 1 (a key candidate). */
+  #keyStart = -1;
+  #keyEnd = -1;
+  #colonAfterKey = false;
+
+  /** Items decoded so far. */
+  get itemCount(): number {
+    return this.#items.length;
+  }
+
+  /**
+   * Decode the next chunk of the body.
+   * @param chunk bytes in body order; not retained after the call returns
+   * @throws {SyntaxError} when the bytes cannot be a list
+   */
+  push(chunk: Uint8Array): void {
+    const n = chunk.length;
+    let depth = this.#depth;
+    let inString = this.#inString;
+    let inItems = this.#inItems;
+    // Start of this chunk's skeleton bytes, of the open item, and of the run
+    // of complete items that start and end in this chunk (-1: none).
+    let plain = inItems ? -1 : 0;
+    let itemStart = -1;
+    let runStart = -1;
+    let runEnd = -1;
+    let i = 0;
+    if (inString && this.#escaped && n > 0) {
+      this.#escaped = false;
+      i = 1;
+    }
+    for (; i < n; i++) {
+      const c = chunk[i];
+      if (inString) {
+        if (c === BACKSLASH) {
+          if (++i === n) this.#escaped = true;
+        } else if (c === QUOTE) {
+          inString = false;
+          if (depth === 1 && !inItems) {
+            this.#keyEnd = this.#skeletonBytes + i + 1 - plain;
+            this.#colonAfterKey = false;
+          }
+        }
+        continue;
+      }
+      if (c === QUOTE) {
+        if (inItems && depth === 2) this.#fail("an item is not an object");
+        inString = true;
+        if (depth === 1 && !inItems) {
+          this.#keyStart = this.#skeletonBytes + i - plain;
+        }
+      } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+        if (inItems && depth === 2) {
+          if (c !== OPEN_BRACE) this.#fail("an item is not an object");
+          if (this.#between === Between.Item) this.#fail("a comma is missing");
+          itemStart = i;
+          if (runStart < 0) runStart = i;
+        }
+        depth++;
+        if (depth === 1) this.#topIsObject = c === OPEN_BRACE;
+        else if (depth === 2 && c === OPEN_BRACKET && !inItems) {
+          // Keep the bytes up to "[" first: the key may be among them.
+          this.#keep(chunk.subarray(plain, i + 1));
+          plain = i + 1;
+          if (this.#isItemsKey()) {
+            plain = -1;
+            inItems = true;
+            this.#sawItems = true;
+            this.#between = Between.Start;
+          }
+        }
+      } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
+        depth--;
+        if (depth < 0) this.#fail("a bracket closes nothing");
+        if (inItems && depth === 2) {
+          if (itemStart < 0) this.#finishPending(chunk.subarray(0, i + 1));
+          else runEnd = i + 1;
+          itemStart = -1;
+          this.#between = Between.Item;
+        } else if (inItems && depth === 1) {
+          if (c !== CLOSE_BRACKET || this.#between === Between.Comma) {
+            this.#fail("the items array ends badly");
+          }
+          this.#parseRun(chunk, runStart, runEnd);
+          runStart = runEnd = -1;
+          inItems = false;
+          plain = i;
+        }
+      } else if (inItems && depth === 2) {
+        if (c === COMMA) {
+          if (this.#between !== Between.Item) {
+            this.#fail("a comma is misplaced");
+          }
+          this.#between = Between.Comma;
+        } else if (!isSpace(c)) this.#fail("a value is not an item");
+      } else if (c === COLON && depth === 1) this.#colonAfterKey = true;
+    }
+    this.#parseRun(chunk, runStart, runEnd);
+    if (inItems && depth >= 3) {
+      // The open item continues in the next chunk; copy its bytes so the
+      // caller's buffer is not retained.
+      const tail = chunk.slice(itemStart < 0 ? 0 : itemStart);
+      this.#pending.push(tail);
+      this.#pendingBytes += tail.length;
+    } else if (plain >= 0) this.#keep(chunk.subarray(plain));
+    this.#depth = depth;
+    this.#inString = inString;
+    this.#inItems = inItems;
+  }
+
+  /**
+   * Finish decoding: the list as parsed, with the streamed items as its
+   * `items` (or the body's own `items` value when it was not an array, e.g.
+   * `null`).
+   * @returns the decoded value
+   * @throws {SyntaxError} when the body is truncated or not JSON
+   */
+  end(): unknown {
+    if (this.#inString || this.#depth !== 0 || this.#pending.length > 0) {
+      this.#fail(`the body ends after ${this.#items.length} items (truncated)`);
+    }
+    const text = this.#utf8.decode(
+      this.#skeleton.subarray(0, this.#skeletonBytes),
+    );
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (cause) {
+      throw new SyntaxError(
+        `Cannot decode the list: not JSON: ${
+          JSON.stringify(text.slice(0, 40))
+        }`,
+        { cause },
+      );
+    }
+    if (this.#sawItems && value && typeof value === "object") {
+      (value as { items: unknown[] }).items = this.#items;
+    }
+    return value;
+  }
+
+  #fail(why: string): never {
+    throw new SyntaxError(
+      `Cannot decode the list: ${why} (after item ${this.#items.length})`,
+    );
+  }
+
+  /** Whether the last depth-1 string was the key `"items"` followed by `:`. */
+  #isItemsKey(): boolean {
+    if (!this.#topIsObject || !this.#colonAfterKey) return false;
+    if (this.#keyEnd - this.#keyStart !== ITEMS_KEY.length) return false;
+    for (let k = 0; k < ITEMS_KEY.length; k++) {
+      if (this.#skeleton[this.#keyStart + k] !== ITEMS_KEY[k]) return false;
+    }
+    return true;
+  }
+
+  #keep(bytes: Uint8Array): void {
+    const need = this.#skeletonBytes + bytes.length;
+    if (need > this.#skeleton.length) {
+      const grown = new Uint8Array(Math.max(need, this.#skeleton.length * 2));
+      grown.set(this.#skeleton.subarray(0, this.#skeletonBytes));
+      this.#skeleton = grown;
+    }
+    this.#skeleton.set(bytes, this.#skeletonBytes);
+    this.#skeletonBytes = need;
+  }
+
+  /** Parse the complete items in `chunk[start, end)` with one JSON.parse. */
+  #parseRun(chunk: Uint8Array, start: number, end: number): void {
+    if (start < 0 || end < 0) return;
+    const text = this.#utf8.decode(chunk.subarray(start, end));
+    let run: unknown[];
+    try {
+      run = JSON.parse(`[${text}]`);
+    } catch (cause) {
+      throw new SyntaxError(
+        `Cannot decode the list: an item is not JSON (after item ${this.#items.length}): ${
+          (cause as Error).message
+        }`,
+        { cause },
+      );
+    }
+    for (const item of run) this.#items.push(item);
+  }
+
+  /** Join the pieces of an item split across chunks and parse it. */
+  #finishPending(last: Uint8Array): void {
+    const bytes = new Uint8Array(this.#pendingBytes + last.length);
+    let at = 0;
+    for (const p of this.#pending) {
+      bytes.set(p, at);
+      at += p.length;
+    }
+    bytes.set(last, at);
+    this.#pending = [];
+    this.#pendingBytes = 0;
+    this.#parseRun(bytes, 0, bytes.length);
+  }
+}
+
+/**
+ * Decode a whole list body with a {@link ListDecoder}.
+ * @param body the response body
+ * @param onChunk called after each chunk (e.g. to reset an idle timer)
+ * @returns the decoded list value
+ * @throws {SyntaxError} when the body is malformed or truncated
+ */
+export async function decodeList(
+  body: ReadableStream<Uint8Array>,
+  onChunk?: () => void,
+): Promise<unknown> {
+  const decoder = new ListDecoder();
+  for await (const chunk of body) {
+    onChunk?.();
+    decoder.push(chunk);
+  }
+  return decoder.end();
+}
