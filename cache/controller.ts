@@ -50,6 +50,10 @@ import {
  *   happens when the delete was missed while the watch was down and only a
  *   relist noticed it.
  *
+ * The objects are the cache's own, shared with every other handler and
+ * lister (typed `Readonly`, never copied): do not mutate them; copy first
+ * (`structuredClone`) to derive a changed object.
+ *
  * @typeParam T the object type
  *
  * @example Count pods as they come and go
@@ -67,11 +71,13 @@ import {
  */
 export interface ResourceEventHandler<T> {
   /** An object was added to the cache. */
-  onAdd?(obj: T, isInInitialList: boolean): void | Promise<void>;
+  onAdd?(obj: Readonly<T>, isInInitialList: boolean): void | Promise<void>;
   /** An object in the cache changed (or was resynced). */
-  onUpdate?(oldObj: T, newObj: T): void | Promise<void>;
+  onUpdate?(oldObj: Readonly<T>, newObj: Readonly<T>): void | Promise<void>;
   /** An object left the cache; a tombstone when its final state is unknown. */
-  onDelete?(obj: T | DeletedFinalStateUnknown<T>): void | Promise<void>;
+  onDelete?(
+    obj: Readonly<T> | DeletedFinalStateUnknown<Readonly<T>>,
+  ): void | Promise<void>;
 }
 
 /**
