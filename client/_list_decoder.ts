@@ -35,6 +35,10 @@ function isSpace(c: number): boolean {
  * their closing brace arrives; bytes of an item split across chunks
  * (multi-byte characters and escapes included) are joined before decoding.
  * Malformed or truncated input throws a `SyntaxError`.
+ *
+ * It scans bytes, not decoded text: item boundaries are ASCII brackets, so
+ * a multi-byte character can never be cut, and only complete items are
+ * decoded. The complete items of a chunk are parsed with one `JSON.parse`.
  */
 export class ListDecoder {
   #utf8 = new TextDecoder();
@@ -57,6 +61,15 @@ export class ListDecoder {
   #keyStart = -1;
   #keyEnd = -1;
   #colonAfterKey = false;
+  #what: string;
+
+  /**
+   * Create a decoder.
+   * @param what what is decoded, for error messages
+   */
+  constructor(what = "the list") {
+    this.#what = what;
+  }
 
   /** Items decoded so far. */
   get itemCount(): number {
@@ -174,20 +187,10 @@ export class ListDecoder {
     if (this.#inString || this.#depth !== 0 || this.#pending.length > 0) {
       this.#fail(`the body ends after ${this.#items.length} items (truncated)`);
     }
-    const text = this.#utf8.decode(
+    const value = parseJson(
       this.#skeleton.subarray(0, this.#skeletonBytes),
+      this.#what,
     );
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch (cause) {
-      throw new SyntaxError(
-        `Cannot decode the list: not JSON: ${
-          JSON.stringify(text.slice(0, 40))
-        }`,
-        { cause },
-      );
-    }
     if (this.#sawItems && value && typeof value === "object") {
       (value as { items: unknown[] }).items = this.#items;
     }
@@ -196,7 +199,7 @@ export class ListDecoder {
 
   #fail(why: string): never {
     throw new SyntaxError(
-      `Cannot decode the list: ${why} (after item ${this.#items.length})`,
+      `Cannot decode ${this.#what}: ${why} (after item ${this.#items.length})`,
     );
   }
 
@@ -230,7 +233,7 @@ export class ListDecoder {
       run = JSON.parse(`[${text}]`);
     } catch (cause) {
       throw new SyntaxError(
-        `Cannot decode the list: an item is not JSON (after item ${this.#items.length}): ${
+        `Cannot decode ${this.#what}: an item is not JSON (after item ${this.#items.length}): ${
           (cause as Error).message
         }`,
         { cause },
@@ -241,13 +244,8 @@ export class ListDecoder {
 
   /** Join the pieces of an item split across chunks and parse it. */
   #finishPending(last: Uint8Array): void {
-    const bytes = new Uint8Array(this.#pendingBytes + last.length);
-    let at = 0;
-    for (const p of this.#pending) {
-      bytes.set(p, at);
-      at += p.length;
-    }
-    bytes.set(last, at);
+    this.#pending.push(last);
+    const bytes = concat(this.#pending, this.#pendingBytes + last.length);
     this.#pending = [];
     this.#pendingBytes = 0;
     this.#parseRun(bytes, 0, bytes.length);
@@ -255,20 +253,78 @@ export class ListDecoder {
 }
 
 /**
- * Decode a whole list body with a {@link ListDecoder}.
+ * Lists up to this many bytes are read whole and parsed with one
+ * `JSON.parse`, which costs less CPU than scanning for items (about half on
+ * 500-item pages); longer ones switch to the {@link ListDecoder}.
+ */
+export const WHOLE_LIST_BYTES: number = 64 * 1024 * 1024;
+
+/** Options of {@link readList}. */
+export interface ReadListOptions {
+  /** What is read, for error messages, e.g. `"the response to GET /api/v1/pods"`. */
+  what?: string;
+  /** Called after each chunk arrives (e.g. to reset an idle timer). */
+  onChunk?: () => void;
+  /** Bodies up to this many bytes are parsed whole. Default {@link WHOLE_LIST_BYTES}. */
+  wholeBelow?: number;
+}
+
+/**
+ * Read and decode a list body: whole while it is small, item by item with
+ * a {@link ListDecoder} once it passes `wholeBelow` bytes (the chunks read
+ * so far are handed to the decoder, then the rest as it arrives).
  * @param body the response body
- * @param onChunk called after each chunk (e.g. to reset an idle timer)
- * @returns the decoded list value
+ * @param opts error label, chunk callback, threshold
+ * @returns the decoded value
  * @throws {SyntaxError} when the body is malformed or truncated
  */
-export async function decodeList(
+export async function readList(
   body: ReadableStream<Uint8Array>,
-  onChunk?: () => void,
+  opts: ReadListOptions = {},
 ): Promise<unknown> {
-  const decoder = new ListDecoder();
+  const { what = "the list", onChunk, wholeBelow = WHOLE_LIST_BYTES } = opts;
+  let chunks: Uint8Array[] = [];
+  let size = 0;
+  let decoder: ListDecoder | undefined;
   for await (const chunk of body) {
     onChunk?.();
-    decoder.push(chunk);
+    if (decoder) {
+      decoder.push(chunk);
+      continue;
+    }
+    chunks.push(chunk);
+    size += chunk.length;
+    if (size > wholeBelow) {
+      decoder = new ListDecoder(what);
+      for (const c of chunks) decoder.push(c);
+      chunks = [];
+    }
   }
-  return decoder.end();
+  if (decoder) return decoder.end();
+  return parseJson(concat(chunks, size), what);
+}
+
+/** Decode UTF-8 bytes and parse them as JSON. */
+export function parseJson(bytes: Uint8Array, what: string): unknown {
+  const text = new TextDecoder().decode(bytes);
+  try {
+    return JSON.parse(text);
+  } catch (cause) {
+    throw new SyntaxError(
+      `Cannot decode ${what}: not JSON: ${JSON.stringify(text.slice(0, 40))}`,
+      { cause },
+    );
+  }
+}
+
+/** Join chunks into one array of `size` bytes. */
+export function concat(chunks: Uint8Array[], size: number): Uint8Array {
+  if (chunks.length === 1) return chunks[0];
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.length;
+  }
+  return out;
 }

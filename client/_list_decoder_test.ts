@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { decodeList, ListDecoder } from "./_list_decoder.ts";
+import { ListDecoder, readList } from "./_list_decoder.ts";
 
 const encoder = new TextEncoder();
 
@@ -129,18 +129,41 @@ Deno.test("ListDecoder throws a SyntaxError for malformed items and skeletons", 
   }
 });
 
-Deno.test("decodeList() reads a stream and reports each chunk", async () => {
-  const text = JSON.stringify(TRICKY);
-  const bytes = encoder.encode(text);
-  let pulls = 0;
-  const body = new ReadableStream<Uint8Array>({
+function streamOf(bytes: Uint8Array, size: number): ReadableStream<Uint8Array> {
+  let at = 0;
+  return new ReadableStream<Uint8Array>({
     pull(c) {
-      const at = pulls++ * 10;
       if (at >= bytes.length) c.close();
-      else c.enqueue(bytes.slice(at, at + 10));
+      else c.enqueue(bytes.slice(at, at += size));
     },
   });
-  let chunks = 0;
-  assert.deepEqual(await decodeList(body, () => chunks++), JSON.parse(text));
-  assert.equal(chunks, Math.ceil(bytes.length / 10));
+}
+
+Deno.test("readList() parses small bodies whole and switches to the item decoder past its threshold", async () => {
+  const text = JSON.stringify(TRICKY);
+  const bytes = encoder.encode(text);
+  for (const wholeBelow of [0, 25, 100, bytes.length]) {
+    let chunks = 0;
+    const got = await readList(streamOf(bytes, 10), {
+      wholeBelow,
+      onChunk: () => chunks++,
+    });
+    assert.deepEqual(got, JSON.parse(text), `threshold ${wholeBelow}`);
+    assert.equal(chunks, Math.ceil(bytes.length / 10));
+  }
+});
+
+Deno.test("readList() names what it read in errors, on both paths", async () => {
+  const bytes = encoder.encode('{"items":[{"a":1},{"b":');
+  for (const wholeBelow of [0, 1000]) {
+    await assert.rejects(
+      readList(streamOf(bytes, 4), {
+        what: "the response to GET /x",
+        wholeBelow,
+      }),
+      (err: Error) =>
+        err instanceof SyntaxError &&
+        err.message.startsWith("Cannot decode the response to GET /x: "),
+    );
+  }
 });
