@@ -23,6 +23,7 @@ import type { KubeConfig } from "./config.ts";
 import type { ResourceClient, ResourceRequestOptions } from "./list_watch.ts";
 import { apiVersionOf, type ResourceType } from "./resources.ts";
 import { decodeWatch } from "./watch.ts";
+import { concat, parseJson, readList } from "./_list_decoder.ts";
 
 /**
  * An error answered by the API server (apimachinery `errors.StatusError`):
@@ -381,10 +382,11 @@ export function isServerError(err: unknown): boolean {
 /** Options of a {@link KubeClient}. */
 export interface KubeClientOptions {
   /**
-   * Default time limit of one request in ms: until the whole response of a
-   * get/list/create/update/patch/delete, until the response headers of a
-   * watch (the stream itself lasts as long as the server's
-   * `timeoutSeconds`). 0 disables it. Default 30 000.
+   * Default idle time limit of one request in ms: the longest wait for the
+   * response headers, then for each next chunk of the body (so a big list
+   * on a slow link completes as long as bytes keep coming). A watch is
+   * bounded until its headers only; its stream lasts as long as the
+   * server's `timeoutSeconds`. 0 disables it. Default 30 000.
    */
   timeoutMs?: number;
   /** Clock for the request timeouts and exec credential expiry. Default the real clock. */
@@ -399,7 +401,7 @@ export interface KubeClientOptions {
 export interface CallOptions {
   /** Aborts the request; the call rejects with `signal.reason`. */
   signal?: AbortSignal;
-  /** Time limit of this call in ms, overriding the client's `timeoutMs`. */
+  /** Idle time limit of this call in ms, overriding the client's `timeoutMs`. */
   timeoutMs?: number;
 }
 
@@ -411,7 +413,7 @@ export interface GetOptions extends CallOptions {
 
 /** Options of {@link KubeClient.list} and {@link KubeClient.watch}. */
 export interface ListCallOptions extends ResourceRequestOptions {
-  /** Time limit in ms, overriding the client's `timeoutMs`. */
+  /** Idle time limit in ms, overriding the client's `timeoutMs`. */
   timeoutMs?: number;
 }
 
@@ -466,7 +468,10 @@ export interface RawRequestOptions extends CallOptions {
   contentType?: string;
 }
 
-/** A request that did not complete within its time limit. */
+/**
+ * A request that got no response headers, or no next chunk of its body,
+ * within its time limit.
+ */
 export class RequestTimeoutError extends Error {
   /** The limit that passed, in ms. */
   readonly timeoutMs: number;
@@ -511,7 +516,8 @@ const LIST_PARAMS = [
  * Each call makes exactly one HTTP request and never retries: failures
  * throw — a {@link StatusError} for every non-2xx answer (with `code`,
  * `reason`, `retryAfterSeconds`), a {@link RequestTimeoutError} after
- * `timeoutMs`, `signal.reason` on abort. Retrying is the caller's job (the
+ * `timeoutMs` without headers or without body data, `signal.reason` on
+ * abort, a `SyntaxError` for a malformed or truncated body. Retrying is the caller's job (the
  * Reflector's). A 401 makes the authenticator drop cached exec credentials,
  * so the next call runs the plugin again.
  *
@@ -583,24 +589,33 @@ export class KubeClient implements ResourceClient, AsyncDisposable {
   /**
    * List objects: one page when `limit` is set (follow `metadata.continue`).
    * An unset or empty `namespace` lists all namespaces.
+   *
+   * A list at resourceVersion "0" is answered in one piece whatever the
+   * `limit`, which can be more than a JavaScript string holds (512 MiB,
+   * about 120k pods). So a body past 64 MiB is decoded item by item as it
+   * arrives: parsing overlaps the transfer and the body is never one string.
    * @typeParam T the object type
    * @param type the resource type
-   * @param opts namespace, list options, signal, timeout
+   * @param opts namespace, list options, signal, idle timeout
    * @returns the list
    * @throws {StatusError} e.g. 410 Expired for an old continue token ({@link isExpired}),
    *   also for a failure Status sent with a 2xx code
    * @throws {TypeError} when the answer is not a list
+   * @throws {SyntaxError} when the body is malformed or truncated
+   * @throws {RequestTimeoutError} when headers or the next body chunk take longer than the timeout
    */
   async list<T extends KubeObject>(
     type: ResourceType<T>,
     opts: ListCallOptions = {},
   ): Promise<ObjectList<T>> {
     const path = this.#collectionPath(type, opts.namespace || undefined);
-    const list = await this.request<ObjectList<T>>("GET", path, {
-      ...opts,
-      query: listQuery(opts, false),
-    });
-    return checkList(list, path);
+    const list = await this.#receive(
+      "GET",
+      path,
+      { ...opts, query: listQuery(opts, false) },
+      (body, what, onChunk) => readList(body, { what, onChunk }),
+    );
+    return checkList(list as ObjectList<T>, path);
   }
 
   /**
@@ -777,28 +792,14 @@ export class KubeClient implements ResourceClient, AsyncDisposable {
    * @returns the decoded body
    * @throws {StatusError} for a non-2xx answer
    * @throws {SyntaxError} when a 2xx body is not JSON
+   * @throws {RequestTimeoutError} when headers or the next body chunk take longer than the timeout
    */
   async request<R>(
     method: string,
     path: string,
     opts: RawRequestOptions = {},
   ): Promise<R> {
-    const { response, release } = await this.#send(method, path, opts, false);
-    try {
-      const text = await response.text();
-      try {
-        return JSON.parse(text) as R;
-      } catch (cause) {
-        throw new SyntaxError(
-          `Cannot decode the response to ${method} ${path}: not JSON: ${
-            JSON.stringify(text.slice(0, 40))
-          }`,
-          { cause },
-        );
-      }
-    } finally {
-      release();
-    }
+    return await this.#receive(method, path, opts, readJson) as R;
   }
 
   /** Release the HTTP client(s); later calls throw. Idempotent. */
@@ -858,18 +859,47 @@ export class KubeClient implements ResourceClient, AsyncDisposable {
   }
 
   /**
+   * Send one request and decode its whole body with `decode`, which calls
+   * `onChunk` for each chunk so the idle timeout restarts.
+   */
+  async #receive(
+    method: string,
+    path: string,
+    opts: RawRequestOptions,
+    decode: BodyDecoder,
+  ): Promise<unknown> {
+    const sent = await this.#send(method, path, opts, false);
+    const { response, release, touch, signal } = sent;
+    try {
+      const body = response.body ?? new Blob().stream();
+      return await decode(body, `the response to ${method} ${path}`, touch);
+    } catch (err) {
+      // A read cut by the timeout or the caller's signal reports why.
+      if (signal.aborted) throw signal.reason;
+      throw err;
+    } finally {
+      release();
+    }
+  }
+
+  /**
    * Send one request. Resolves with a 2xx response and a `release` that
-   * must be called when its body is done (it detaches the caller's signal);
-   * throws a StatusError for anything else. The timeout covers the headers
-   * here and, through `release` being called later, the body of non-watch
-   * calls.
+   * must be called when its body is done (it stops the timer and detaches
+   * the caller's signal); throws a StatusError for anything else. The
+   * timeout bounds the wait for the headers, then (not for a watch) each
+   * wait for body data: the reader calls `touch` per chunk.
    */
   async #send(
     method: string,
     path: string,
     opts: RawRequestOptions,
     streaming: boolean,
-  ): Promise<{ response: Response; release: () => void }> {
+  ): Promise<{
+    response: Response;
+    release: () => void;
+    touch: () => void;
+    signal: AbortSignal;
+  }> {
     if (this.#closed) {
       throw new TypeError("Cannot send a request: KubeClient is closed");
     }
@@ -881,8 +911,12 @@ export class KubeClient implements ResourceClient, AsyncDisposable {
     signal?.addEventListener("abort", onAbort, { once: true });
     const timer = new AbortController();
     const timeoutMs = opts.timeoutMs ?? this.#timeoutMs;
+    const clock = this.#clock;
+    let lastData = clock.now();
+    // Per chunk only a timestamp: the one timer re-arms when it finds data.
+    const touch = () => (lastData = clock.now());
     if (timeoutMs > 0) {
-      this.#clock.sleep(timeoutMs, timer.signal).then(
+      idleTimer(clock, timeoutMs, () => lastData, timer.signal).then(
         () => ctrl.abort(new RequestTimeoutError(what, timeoutMs)),
         () => {},
       );
@@ -926,7 +960,8 @@ export class KubeClient implements ResourceClient, AsyncDisposable {
       }
       // A watch stream outlives the request timeout.
       if (streaming) stopTimer();
-      return { response, release };
+      touch();
+      return { response, release, touch, signal: ctrl.signal };
     } catch (err) {
       release();
       // fetch rejects with the signal's reason; make sure the timeout shows.
@@ -935,6 +970,49 @@ export class KubeClient implements ResourceClient, AsyncDisposable {
       }
       throw err;
     }
+  }
+}
+
+/** Decodes a response body; calls `onChunk` per chunk; `what` names it in errors. */
+type BodyDecoder = (
+  body: ReadableStream<Uint8Array>,
+  what: string,
+  onChunk: () => void,
+) => Promise<unknown>;
+
+/** Read a whole body and parse it as JSON. */
+async function readJson(
+  body: ReadableStream<Uint8Array>,
+  what: string,
+  onChunk: () => void,
+): Promise<unknown> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    onChunk();
+    chunks.push(chunk);
+    size += chunk.length;
+  }
+  return parseJson(concat(chunks, size), what);
+}
+
+/**
+ * Resolve once `lastData()` is `ms` or more in the past; reject when
+ * `signal` aborts. Sleeps until the earliest moment that can be true, so
+ * a steady stream costs one timer per `ms`, not one per chunk.
+ */
+async function idleTimer(
+  clock: Clock,
+  ms: number,
+  lastData: () => number,
+  signal: AbortSignal,
+): Promise<void> {
+  let wait = ms;
+  for (;;) {
+    await clock.sleep(wait, signal);
+    const idle = clock.now() - lastData();
+    if (idle >= ms) return;
+    wait = ms - idle;
   }
 }
 
