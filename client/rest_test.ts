@@ -732,3 +732,163 @@ Deno.test("KubeClient.update() and get() reject a missing name before any reques
   assert.throws(() => client.get(CMs, ""), TypeError);
   assert.equal(server.requests.length, before);
 });
+
+// ---- list bodies: streaming decode and idle timeout ----
+
+Deno.test("KubeClient.list() decodes lists the server cuts at random offsets, small and past 64 MiB", async () => {
+  await using env = await setup();
+  const { server, client } = env;
+  const text = (i: number) => `${i} é€😀 "\\ {[`.repeat(i + 1);
+  for (let i = 0; i < 30; i++) {
+    server.create(
+      CMs,
+      cm(`s-${String(i).padStart(2, "0")}`, { text: text(i) }),
+    );
+  }
+  server.faults.splitWrites("random", 7);
+  const small = await client.list(CMs, { namespace: "default" });
+  assert.deepEqual(small.items.map((o) => o.data?.text), [
+    ...Array.from({ length: 30 }, (_, i) => text(i)),
+  ]);
+  // Nine 8 MiB objects: a body past the 64 MiB a list is read whole below.
+  const big = "€".repeat(8 * 1024 * 1024 / 3);
+  for (let i = 0; i < 9; i++) {
+    server.create(CMs, {
+      metadata: { name: `b-${i}`, namespace: "other" },
+      data: { big: `${i}${big}` },
+    });
+  }
+  const list = await client.list(CMs, { namespace: "other" });
+  assert.equal(list.items.length, 9);
+  list.items.forEach((o, i) => {
+    assert.equal(o.metadata.name, `b-${i}`);
+    assert.ok(o.data?.big === `${i}${big}`, `b-${i} differs`);
+  });
+  assert.ok(Number(list.metadata.resourceVersion) > 0);
+});
+
+/** A FakeClock that reports when the code under test next reads the time. */
+class ReadClock extends FakeClock {
+  #readers: (() => void)[] = [];
+  override now(): number {
+    const readers = this.#readers;
+    this.#readers = [];
+    for (const r of readers) r();
+    return super.now();
+  }
+  /** Resolves at the next `now()` call (KubeClient reads it per body chunk). */
+  nextRead(): Promise<void> {
+    return new Promise((r) => this.#readers.push(r));
+  }
+}
+
+/** A server answering once with a body the test writes piece by piece. */
+function scriptedServer() {
+  let body!: ReadableStreamDefaultController<Uint8Array>;
+  const stream = new ReadableStream<Uint8Array>({
+    start: (c) => void (body = c),
+  });
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+    () =>
+      new Response(stream, { headers: { "content-type": "application/json" } }),
+  );
+  const enc = new TextEncoder();
+  return {
+    url: `http://127.0.0.1:${server.addr.port}`,
+    write: (text: string) => body.enqueue(enc.encode(text)),
+    end: () => body.close(),
+    async [Symbol.asyncDispose]() {
+      try {
+        body.close();
+      } catch {
+        // Closed by the test, or cancelled by the client.
+      }
+      await server.shutdown();
+    },
+  };
+}
+
+const LIST_PIECES = [
+  '{"kind":"ConfigMapList","apiVersion":"v1",',
+  '"metadata":{"resourceVersion":"9"},"items":[',
+  '{"metadata":{"name":"a"}},',
+  '{"metadata":{"name":"b"},"data":{"k":"€',
+  '"}},{"metadata":{"name":"c"}}',
+  "]}",
+];
+
+Deno.test("KubeClient.list() completes a transfer longer than timeoutMs while no silence is", async () => {
+  await using server = scriptedServer();
+  const clock = new ReadClock(0);
+  await using client = new KubeClient(
+    KubeConfig.fromOptions({ server: server.url }),
+    { clock, timeoutMs: 5_000 },
+  );
+  const pending = client.list(CMs);
+  for (const piece of LIST_PIECES) {
+    await clock.waitForWaiters(1);
+    const read = clock.nextRead();
+    server.write(piece);
+    await read;
+    await clock.step(2_000);
+  }
+  server.end();
+  const list = await pending;
+  assert.equal(clock.now(), 12_000);
+  assert.deepEqual(list.items.map((o) => o.metadata.name), ["a", "b", "c"]);
+  assert.equal(list.items[1].data?.k, "€");
+});
+
+Deno.test("KubeClient.list() times out when the body stays silent for timeoutMs", async () => {
+  await using server = scriptedServer();
+  const clock = new ReadClock(0);
+  await using client = new KubeClient(
+    KubeConfig.fromOptions({ server: server.url }),
+    { clock, timeoutMs: 5_000 },
+  );
+  let settled = false;
+  const pending = rejection(client.list(CMs)).finally(() => (settled = true));
+  await clock.waitForWaiters(1);
+  let read = clock.nextRead();
+  server.write(LIST_PIECES[0]);
+  await read;
+  await clock.step(3_000);
+  read = clock.nextRead();
+  server.write(LIST_PIECES[1]);
+  await read;
+  // 7999 ms after the request, 4999 ms after the last data: still waiting.
+  await clock.step(4_999);
+  assert.equal(settled, false);
+  await clock.step(1);
+  const err = await pending;
+  assert.ok(err instanceof RequestTimeoutError, String(err));
+  assert.match(
+    err.message,
+    /GET \/api\/v1\/configmaps timed out after 5000 ms/,
+  );
+});
+
+Deno.test("KubeClient.list() rejects a truncated or malformed list with a SyntaxError", async (t) => {
+  for (
+    const [name, body] of [
+      ["truncated", LIST_PIECES.slice(0, 4).join("")],
+      ["malformed", '{"kind":"ConfigMapList","items":[{"a":1}}'],
+    ]
+  ) {
+    await t.step(name, async () => {
+      await using server = scriptedServer();
+      await using client = new KubeClient(
+        KubeConfig.fromOptions({ server: server.url }),
+      );
+      server.write(body);
+      server.end();
+      const err = await rejection(client.list(CMs));
+      assert.ok(err instanceof SyntaxError, String(err));
+      assert.match(
+        err.message,
+        /^Cannot decode the response to GET \/api\/v1\/configmaps: /,
+      );
+    });
+  }
+});
