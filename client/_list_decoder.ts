@@ -18,6 +18,14 @@ const OPEN_BRACE = 0x7b;
 const CLOSE_BRACE = 0x7d;
 const OPEN_BRACKET = 0x5b;
 const CLOSE_BRACKET = 0x5d;
+/** Bytes that matter inside an item: quotes and brackets (1), others 0. */
+const STRUCTURE = new Uint8Array(256);
+for (const c of [QUOTE, OPEN_BRACE, CLOSE_BRACE, OPEN_BRACKET, CLOSE_BRACKET]) {
+  STRUCTURE[c] = 1;
+}
+/** Bytes that end a run of string content: `"` and `\\` (1), others 0. */
+const STRING_END = new Uint8Array(256);
+STRING_END[QUOTE] = STRING_END[BACKSLASH] = 1;
 /** `"items"` as bytes: the key whose array is streamed. */
 const ITEMS_KEY = [0x22, 0x69, 0x74, 0x65, 0x6d, 0x73, 0x22];
 
@@ -97,20 +105,33 @@ export class ListDecoder {
       this.#escaped = false;
       i = 1;
     }
-    for (; i < n; i++) {
-      const c = chunk[i];
+    while (i < n) {
       if (inString) {
-        if (c === BACKSLASH) {
-          if (++i === n) this.#escaped = true;
-        } else if (c === QUOTE) {
-          inString = false;
-          if (depth === 1 && !inItems) {
-            this.#keyEnd = this.#skeletonBytes + i + 1 - plain;
-            this.#colonAfterKey = false;
-          }
+        // Most of a list is string content: a tight loop to its end.
+        while (i < n) {
+          while (i < n && STRING_END[chunk[i]] === 0) i++;
+          if (i >= n || chunk[i] === QUOTE) break;
+          i += 2; // a backslash and the character it escapes
         }
+        if (i >= n) {
+          // Past the end: the chunk ended with a backslash.
+          if (i > n) this.#escaped = true;
+          break;
+        }
+        inString = false;
+        if (depth === 1 && !inItems) {
+          this.#keyEnd = this.#skeletonBytes + i + 1 - plain;
+          this.#colonAfterKey = false;
+        }
+        i++;
         continue;
       }
+      // Inside an item only quotes and brackets matter: skip to the next.
+      if (depth > 2 && inItems) {
+        while (i < n && STRUCTURE[chunk[i]] === 0) i++;
+        if (i === n) break;
+      }
+      const c = chunk[i];
       if (c === QUOTE) {
         if (inItems && depth === 2) this.#fail("an item is not an object");
         inString = true;
@@ -162,6 +183,7 @@ export class ListDecoder {
           this.#between = Between.Comma;
         } else if (!isSpace(c)) this.#fail("a value is not an item");
       } else if (c === COLON && depth === 1) this.#colonAfterKey = true;
+      i++;
     }
     this.#parseRun(chunk, runStart, runEnd);
     if (inItems && depth >= 3) {
