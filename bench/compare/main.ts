@@ -7,7 +7,7 @@
  *
  * Usage: deno task bench:compare [--sizes 10000,50000,100000]
  *          [--huge 300000] [--events 20000]
- *          [--impls raw,kubecache,kubecache-transform,kubecache-watchlist,client-node,stream-list]
+ *          [--impls raw,kubecache,kubecache-transform,kubecache-watchlist,client-node]
  *
  * Prints a Markdown table: initial sync time (wall clock and CPU time of
  * the client process), heap bytes per object after a forced GC, watch
@@ -44,7 +44,7 @@ const huge = Number(option("--huge", "300000"));
 const events = Number(option("--events", "20000"));
 const impls = option(
   "--impls",
-  "raw,kubecache,kubecache-transform,kubecache-watchlist,client-node,stream-list",
+  "raw,kubecache,kubecache-transform,kubecache-watchlist,client-node",
 ).split(",");
 const timeoutMs = Number(option("--timeout", "600000"));
 const HEAP = "--max-old-space-size=16384";
