@@ -517,9 +517,9 @@ const LIST_PARAMS = [
  * throw — a {@link StatusError} for every non-2xx answer (with `code`,
  * `reason`, `retryAfterSeconds`), a {@link RequestTimeoutError} after
  * `timeoutMs` without headers or without body data, `signal.reason` on
- * abort, a `SyntaxError` for a malformed or truncated body. Retrying is the caller's job (the
- * Reflector's). A 401 makes the authenticator drop cached exec credentials,
- * so the next call runs the plugin again.
+ * abort, a `SyntaxError` for a malformed or truncated body. Retrying is the
+ * caller's job (the Reflector's). A 401 makes the authenticator drop cached
+ * exec credentials, so the next call runs the plugin again.
  *
  * The client owns a `Deno.HttpClient` (CA, client certificate); release it
  * with {@link KubeClient.close} or `await using`.
