@@ -134,6 +134,13 @@ export async function waitForCacheSync(
 const SYNCED_POLL_PERIOD_MS = 100;
 
 /**
+ * How long a stopping informer waits for handler calls in flight before
+ * `run` settles anyway (a handler that never returns must not hang
+ * shutdown; its call goes on, its later notifications are dropped).
+ */
+const HANDLER_STOP_GRACE_MS = 1_000;
+
+/**
  * Make a shared informer (client-go `NewSharedIndexInformerWithOptions`).
  *
  * It does no resyncs if `opts.resyncPeriod` is 0. Otherwise each handler
@@ -424,10 +431,22 @@ export class SharedIndexInformer<T extends KubeObject>
     } finally {
       this.#stopped = true; // no new handlers from here on
       done.abort();
-      await this.#processor.stop();
+      await this.#stopProcessor();
       await detecting;
     }
     if (mutation) throw mutation.error;
+  }
+
+  /** Stop the handlers' loops, waiting at most the grace period for calls in flight. */
+  async #stopProcessor(): Promise<void> {
+    const grace = new AbortController();
+    const expired = this.#clock.sleep(HANDLER_STOP_GRACE_MS, grace.signal)
+      .catch(() => {});
+    try {
+      await Promise.race([this.#processor.stop(), expired]);
+    } finally {
+      grace.abort();
+    }
   }
 
   // client-go HandleDeltas: synchronous, so handler joins never interleave.

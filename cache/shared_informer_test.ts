@@ -639,3 +639,33 @@ Deno.test("SharedIndexInformer converges under random changes and faults (seeded
   // the schedules really exercised relists and missed deletes
   if (!one) assert.ok(exercised.relists > 0 && exercised.tombstones > 0);
 });
+
+Deno.test("SharedIndexInformer.run() settles a grace second after abort even when a handler never returns", async () => {
+  const source = new FakeControllerSource<Pod>();
+  source.add(pod("a"));
+  const blocker = deferred();
+  let called = false;
+  const { clock, done, informer } = start(source, {}, (i) => {
+    i.addEventHandler({
+      onAdd: async () => {
+        called = true;
+        await blocker.promise;
+      },
+    });
+  });
+  await eventually(() => called, "the handler call");
+  let settled = false;
+  void done.then(() => settled = true);
+  const disposed = informer[Symbol.asyncDispose]();
+  await eventually(
+    () => clock.nextDue() === clock.now() + 1_000,
+    "the grace timer",
+  );
+  await clock.step(999);
+  assert.equal(settled, false, "run settled before the grace period ended");
+  await clock.step(1);
+  await disposed;
+  assert.equal(settled, true);
+  assert.equal(informer.isStopped(), true);
+  blocker.resolve();
+});
