@@ -1,8 +1,6 @@
 // Internal building blocks shared by FIFO, DeltaFIFO and Heap: an O(1) key
 // queue, a broadcast wake-up (Go's sync.Cond), a pop serialiser (the queue
-// lock client-go holds while `process` runs) and key-function wrapping.
-
-import { KeyError, type KeyFunc } from "./keys.ts";
+// lock client-go holds while `process` runs).
 
 /** Below this many consumed slots the ring never compacts. */
 const COMPACT_MIN = 1024;
@@ -97,23 +95,5 @@ export class Serial {
     };
     this.#tail = result.then(done, done);
     return result;
-  }
-}
-
-/**
- * Call `keyFunc`, turning anything it throws into a {@link KeyError} whose
- * `cause` is the original error (client-go's `KeyError{obj, err}`).
- */
-export function keyOrThrow(keyFunc: KeyFunc, obj: unknown): string {
-  try {
-    return keyFunc(obj);
-  } catch (err) {
-    throw new KeyError(
-      `Cannot compute key of object: ${
-        err instanceof Error ? err.message : String(err)
-      }`,
-      obj,
-      err,
-    );
   }
 }

@@ -17,7 +17,8 @@ import {
   type Queue,
   RequeueError,
 } from "./fifo.ts";
-import { keyOrThrow, KeyRing, Serial, Wakeup } from "./_queue.ts";
+import { KeyRing, Serial, Wakeup } from "./_queue.ts";
+import { computeKey } from "./store.ts";
 
 /**
  * The kind of change a {@link Delta} records (client-go `DeltaType`).
@@ -234,7 +235,7 @@ export class DeltaFIFO<T> implements Queue<T, Deltas<T>> {
       obj = (obj[obj.length - 1] as Delta<T>).object;
     }
     if (obj instanceof DeletedFinalStateUnknown) return obj.key;
-    return keyOrThrow(this.#keyFunc, obj);
+    return computeKey(this.#keyFunc, obj);
   }
 
   /**

@@ -7,7 +7,8 @@
  */
 
 import type { DeletedFinalStateUnknown, KeyFunc } from "./keys.ts";
-import { keyOrThrow, KeyRing, Serial, Wakeup } from "./_queue.ts";
+import { KeyRing, Serial, Wakeup } from "./_queue.ts";
+import { computeKey } from "./store.ts";
 
 /**
  * Processes one item taken from a queue by {@link Queue.pop}
@@ -215,7 +216,7 @@ export class FIFO<T> implements Queue<T> {
    * @throws {KeyError} when the key function fails
    */
   add(obj: T): void {
-    const key = keyOrThrow(this.#keyFunc, obj);
+    const key = computeKey(this.#keyFunc, obj);
     this.#populated = true;
     if (!this.#items.has(key)) this.#queue.push(key);
     this.#items.set(key, obj);
@@ -235,7 +236,7 @@ export class FIFO<T> implements Queue<T> {
    * @throws {KeyError} when the key function fails
    */
   delete(obj: T): void {
-    const key = keyOrThrow(this.#keyFunc, obj);
+    const key = computeKey(this.#keyFunc, obj);
     this.#populated = true;
     this.#items.delete(key);
   }
@@ -245,7 +246,7 @@ export class FIFO<T> implements Queue<T> {
    * @throws {KeyError} when the key function fails
    */
   addIfNotPresent(obj: T): void {
-    const key = keyOrThrow(this.#keyFunc, obj);
+    const key = computeKey(this.#keyFunc, obj);
     this.#addIfNotPresent(key, obj);
   }
 
@@ -266,7 +267,7 @@ export class FIFO<T> implements Queue<T> {
    */
   replace(list: T[], _resourceVersion: string): void {
     const items = new Map<string, T>();
-    for (const obj of list) items.set(keyOrThrow(this.#keyFunc, obj), obj);
+    for (const obj of list) items.set(computeKey(this.#keyFunc, obj), obj);
     if (!this.#populated) {
       this.#populated = true;
       this.#initialPopulationCount = items.size;
@@ -304,7 +305,7 @@ export class FIFO<T> implements Queue<T> {
    * @throws {KeyError} when the key function fails
    */
   get(obj: T): T | undefined {
-    return this.#items.get(keyOrThrow(this.#keyFunc, obj));
+    return this.#items.get(computeKey(this.#keyFunc, obj));
   }
 
   /** The stored object under `key`. */

@@ -6,7 +6,8 @@
 
 import type { KeyFunc } from "./keys.ts";
 import { FIFOClosedError } from "./fifo.ts";
-import { keyOrThrow, Wakeup } from "./_queue.ts";
+import { Wakeup } from "./_queue.ts";
+import { computeKey } from "./store.ts";
 
 interface Entry<T> {
   key: string;
@@ -75,7 +76,7 @@ export class Heap<T> {
    */
   add(obj: T): void {
     this.#throwIfClosed("add to");
-    this.#upsert(keyOrThrow(this.#keyFunc, obj), obj);
+    this.#upsert(computeKey(this.#keyFunc, obj), obj);
     this.#wakeup.notify();
   }
 
@@ -87,7 +88,7 @@ export class Heap<T> {
    */
   bulkAdd(list: T[]): void {
     this.#throwIfClosed("add to");
-    const keys = list.map((obj) => keyOrThrow(this.#keyFunc, obj));
+    const keys = list.map((obj) => computeKey(this.#keyFunc, obj));
     list.forEach((obj, i) => this.#upsert(keys[i], obj));
     if (list.length > 0) this.#wakeup.notify();
   }
@@ -100,7 +101,7 @@ export class Heap<T> {
    */
   addIfNotPresent(obj: T): void {
     this.#throwIfClosed("add to");
-    const key = keyOrThrow(this.#keyFunc, obj);
+    const key = computeKey(this.#keyFunc, obj);
     if (this.#byKey.has(key)) return;
     this.#push(key, obj);
     this.#wakeup.notify();
@@ -121,7 +122,7 @@ export class Heap<T> {
    * @throws {KeyError} when the key function fails
    */
   delete(obj: T): void {
-    const key = keyOrThrow(this.#keyFunc, obj);
+    const key = computeKey(this.#keyFunc, obj);
     const entry = this.#byKey.get(key);
     if (entry === undefined) {
       throw new RangeError(
@@ -161,7 +162,7 @@ export class Heap<T> {
    * @throws {KeyError} when the key function fails
    */
   get(obj: T): T | undefined {
-    return this.getByKey(keyOrThrow(this.#keyFunc, obj));
+    return this.getByKey(computeKey(this.#keyFunc, obj));
   }
 
   /** The stored object under `key`. */
