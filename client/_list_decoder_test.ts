@@ -3,9 +3,16 @@ import { ListDecoder, readList } from "./_list_decoder.ts";
 
 const encoder = new TextEncoder();
 
-/** Decode `bytes` pushed as the pieces between `cuts` (ascending offsets). */
-function decodeAt(bytes: Uint8Array, cuts: number[]): unknown {
-  const d = new ListDecoder();
+/**
+ * Decode `bytes` pushed as the pieces between `cuts` (ascending offsets);
+ * `blockBytes` 0 always scans, small values make the decoder guess cuts.
+ */
+function decodeAt(
+  bytes: Uint8Array,
+  cuts: number[],
+  blockBytes?: number,
+): unknown {
+  const d = new ListDecoder("the list", { blockBytes });
   let start = 0;
   for (const c of [...cuts, bytes.length]) {
     d.push(bytes.subarray(start, c));
@@ -43,7 +50,9 @@ Deno.test("ListDecoder decodes a list split at every byte offset, in two and in 
     const bytes = encoder.encode(text);
     const want = JSON.parse(text);
     for (let a = 0; a <= bytes.length; a++) {
-      assert.deepEqual(decodeAt(bytes, [a]), want, `split at ${a}`);
+      for (const block of [0, 1, 60, undefined]) {
+        assert.deepEqual(decodeAt(bytes, [a], block), want, `split at ${a}`);
+      }
     }
     for (let a = 0; a <= bytes.length; a += 7) {
       for (let b = a; b <= bytes.length; b++) {
@@ -51,7 +60,9 @@ Deno.test("ListDecoder decodes a list split at every byte offset, in two and in 
       }
     }
     const everyByte = Array.from({ length: bytes.length }, (_, i) => i);
-    assert.deepEqual(decodeAt(bytes, everyByte), want);
+    for (const block of [0, 1, 60, undefined]) {
+      assert.deepEqual(decodeAt(bytes, everyByte, block), want);
+    }
     // The items were streamed, not left in the skeleton.
     const d = new ListDecoder();
     d.push(bytes);
@@ -95,11 +106,48 @@ Deno.test("ListDecoder keeps null, empty and missing items, and non-list values,
 Deno.test("ListDecoder throws a SyntaxError for every truncation of a list", () => {
   const bytes = encoder.encode(JSON.stringify(TRICKY));
   for (let n = 0; n < bytes.length; n++) {
-    assert.throws(
-      () => decodeAt(bytes.subarray(0, n), [Math.floor(n / 2)]),
-      SyntaxError,
-      `truncated to ${n} bytes`,
-    );
+    for (const block of [0, 1, undefined]) {
+      assert.throws(
+        () => decodeAt(bytes.subarray(0, n), [30, n], block),
+        SyntaxError,
+        `truncated to ${n} bytes`,
+      );
+    }
+  }
+});
+
+Deno.test("ListDecoder cuts blocks without scanning, and scans when a guessed cut is wrong", () => {
+  const item = (i: number) => ({
+    metadata: { name: `p-${i}` },
+    v: "€".repeat(i),
+  });
+  const list = {
+    metadata: {},
+    items: Array.from({ length: 50 }, (_, i) => item(i)),
+  };
+  // Item b holds "},{"metadata":" near its end, where a guess fails.
+  const tricky = {
+    metadata: {},
+    items: [
+      { metadata: { name: "a" } },
+      {
+        metadata: { name: "b" },
+        pad: "x".repeat(300),
+        l: [{}, { metadata: { name: "inner" } }],
+      },
+      { metadata: { name: "c" }, s: '},{"metadata":' },
+      ...list.items,
+    ],
+  };
+  for (const value of [list, tricky]) {
+    const bytes = encoder.encode(JSON.stringify(value));
+    for (const block of [1, 100, 1000]) {
+      const d = new ListDecoder("the list", { blockBytes: block });
+      for (let at = 0; at < bytes.length; at += 37) {
+        d.push(bytes.subarray(at, at + 37));
+      }
+      assert.deepEqual(d.end(), value);
+    }
   }
 });
 
@@ -123,8 +171,14 @@ Deno.test("ListDecoder throws a SyntaxError for malformed items and skeletons", 
   ) {
     const bytes = encoder.encode(text);
     for (let a = 0; a <= bytes.length; a++) {
-      assert.throws(() => decodeAt(bytes, [a]), message, `${text} at ${a}`);
-      assert.throws(() => decodeAt(bytes, [a]), SyntaxError);
+      for (const block of [0, 1]) {
+        assert.throws(
+          () => decodeAt(bytes, [a], block),
+          message,
+          `${text} at ${a}`,
+        );
+        assert.throws(() => decodeAt(bytes, [a], block), SyntaxError);
+      }
     }
   }
 });
