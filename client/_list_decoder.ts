@@ -132,9 +132,10 @@ export class ListDecoder {
     const bytes = concat(this.#block!, this.#blockBytes);
     const comma = lastSeparator(bytes, this.#prefix!);
     if (comma < 0) {
-      // No cut found: an item longer than the block, or other formatting.
+      // No cut found (an item longer than the block, or spaces between
+      // items): scan rather than buffer more.
       this.#block = [bytes];
-      if (this.#blockBytes > 8 * this.#blockSize) this.#scanBlock();
+      this.#scanBlock();
       return;
     }
     let run: unknown[];
