@@ -165,6 +165,10 @@ async function connect(
       intervalMs: opts.demoIntervalMs,
       seed: opts.demoSeed,
     });
+    // Say where it is, so kubectl (or a second watch) can look at it too.
+    opts.stderr(
+      `demo cluster at ${demo.url} (try: kubectl --server ${demo.url} get pods -A)\n`,
+    );
     const client = new KubeClient(KubeConfig.fromOptions({ server: demo.url }));
     return {
       client,

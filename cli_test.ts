@@ -336,11 +336,16 @@ Deno.test("main() rejects a bad command line with exit code 2", async () => {
 });
 
 Deno.test("main() --demo shows the demo cluster's pods and their changes", async () => {
-  const { code, out } = await watchUntil(
+  const { code, out, err } = await watchUntil(
     ["watch", "pods", "-A", "--demo"],
-    async (out) => {
+    async (out, err) => {
       await out.until(/^TIME/);
       await out.until(/^12:00:05\s+(ADDED|MODIFIED|DELETED)\s+\S+\//);
+      // The printed URL serves the demo cluster (kubectl could use it).
+      const url = err.lines[0].match(/^demo cluster at (\S+) /)?.[1];
+      const res = await fetch(`${url}/api/v1/namespaces/shop/pods`);
+      assert.equal(res.status, 200);
+      assert.ok((await res.json()).items.length > 0);
     },
   );
   assert.equal(code, 0);
@@ -351,4 +356,9 @@ Deno.test("main() --demo shows the demo cluster's pods and their changes", async
   for (const ns of ["default", "kube-system", "shop", "payments"]) {
     assert.ok(out.lines.some((l) => l.startsWith(ns + " ")), ns);
   }
+  const m = err.lines[0].match(
+    /^demo cluster at (http:\/\/127\.0\.0\.1:\d+) \(try: kubectl --server (\S+) get pods -A\)\n$/,
+  );
+  assert.ok(m, err.lines[0]);
+  assert.equal(m[2], m[1]);
 });
