@@ -100,7 +100,8 @@ export interface SharedIndexInformerOptions<T extends KubeObject> {
  * given clock (a `FakeClock` in tests).
  *
  * @param signal stops waiting (the result is then `false`)
- * @param hasSynced the conditions, e.g. `informer.hasSynced`-style closures
+ * @param hasSynced the conditions, e.g. `informer.hasSynced` (bound) or
+ *   `registration.hasSynced`
  * @returns whether all synced before the signal aborted
  *
  * @example
@@ -368,10 +369,12 @@ export class SharedIndexInformer<T extends KubeObject>
     return this.#running;
   }
 
-  /** Whether the first full list has been delivered to the cache. */
-  hasSynced(): boolean {
-    return this.#controller?.hasSynced() ?? false;
-  }
+  /**
+   * Whether the first full list has been delivered to the cache. Bound to
+   * its informer, so it can be passed on as is, as client-go code passes
+   * `informer.HasSynced`: `waitForCacheSync(signal, informer.hasSynced)`.
+   */
+  readonly hasSynced = (): boolean => this.#controller?.hasSynced() ?? false;
 
   /** The resourceVersion last seen from the server; `""` before run. */
   lastSyncResourceVersion(): string {

@@ -669,3 +669,16 @@ Deno.test("SharedIndexInformer.run() settles a grace second after abort even whe
   assert.equal(informer.isStopped(), true);
   blocker.resolve();
 });
+
+Deno.test("SharedIndexInformer.hasSynced can be passed unbound, as client-go passes informer.HasSynced", async () => {
+  const source = new FakeControllerSource<Pod>();
+  source.add(pod("a"));
+  const { informer, clock, stop } = start(source);
+  const { hasSynced } = informer;
+  const ac = new AbortController();
+  const synced = waitForCacheSync({ signal: ac.signal, clock }, hasSynced);
+  await stepUntil(clock, () => hasSynced(), "the informer to sync");
+  await clock.step(100);
+  assert.equal(await synced, true);
+  await stop();
+});

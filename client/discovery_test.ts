@@ -57,7 +57,7 @@ Deno.test("resolveResourceName() accepts plural, singular, short name, kind and 
 
 Deno.test("resolveResourceName() works on the real apiserver's discovery documents", () => {
   const fixture = JSON.parse(Deno.readTextFileSync(
-    new URL("../../shared/fixtures/apiserver/discovery.json", import.meta.url),
+    new URL("../testing/fixtures/apiserver/discovery.json", import.meta.url),
   ));
   const types: ResourceType[] = [];
   for (const e of fixture.entries) {

@@ -36,7 +36,7 @@ interface ConfigMap extends KubeObject {
   data?: Record<string, string>;
 }
 
-const FIXTURES = new URL("../../shared/fixtures/apiserver/", import.meta.url);
+const FIXTURES = new URL("../testing/fixtures/apiserver/", import.meta.url);
 
 function fixture(name: string): {
   entries: {

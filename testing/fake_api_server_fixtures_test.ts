@@ -1,6 +1,6 @@
 /**
  * Replays the transcripts recorded from a real kube-apiserver
- * (../shared/fixtures/apiserver/*.json, see its README) against
+ * (testing/fixtures/apiserver/*.json, copied from the project's shared fixtures; see its README) against
  * FakeApiServer and checks that the same requests get the same status
  * codes, Status reasons and messages, event types and object shapes.
  * Volatile values (`<uid>`, `<time>`, `<rv:N>`, `<continue>`) match any
@@ -12,7 +12,7 @@ import assert from "node:assert/strict";
 import { FakeApiServer } from "./fake_api_server.ts";
 import { FakeClock } from "./fake_clock.ts";
 
-const DIR = new URL("../../shared/fixtures/apiserver/", import.meta.url);
+const DIR = new URL("./fixtures/apiserver/", import.meta.url);
 
 interface Entry {
   step: string;
