@@ -28,7 +28,7 @@ import type { KubeObject } from "./cache/object.ts";
 import { KubeConfig } from "./client/config.ts";
 import { KubeClient } from "./client/rest.ts";
 import { listWatch } from "./client/list_watch.ts";
-import type { ResourceType } from "./client/resources.ts";
+import { apiVersionOf, type ResourceType } from "./client/resources.ts";
 import { startDemoCluster } from "./testing/demo_workload.ts";
 import { parseArgs, USAGE, UsageError, type WatchArgs } from "./_cli/args.ts";
 import { Discovery, UnknownResourceError } from "./client/discovery.ts";
@@ -227,6 +227,7 @@ async function run(
   });
   const printer = new WatchPrinter({
     kind: type.kind,
+    apiVersion: apiVersionOf(type),
     typeName: type.kind.toLowerCase() + (type.group ? `.${type.group}` : ""),
     output: args.output,
     allNamespaces: namespace === "" && type.namespaced,

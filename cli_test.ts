@@ -178,6 +178,10 @@ Deno.test("main() prints JSON lines and names with -o json and -o name", async (
   assert.equal(first.object.metadata.name, "a");
   const second = JSON.parse(json.out.lines[1]);
   assert.deepEqual([second.type, second.object.metadata.name], ["ADDED", "b"]);
+  // Listed objects (whose list items lack them) and events alike.
+  for (const { object } of [first, second]) {
+    assert.deepEqual([object.apiVersion, object.kind], ["v1", "ConfigMap"]);
+  }
   const names = await watchUntil(
     ["watch", "configmaps", "-o", "name", "--kubeconfig", config],
     async (out) => {

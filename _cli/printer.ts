@@ -17,6 +17,8 @@ export type PrintedEvent = "ADDED" | "MODIFIED" | "DELETED";
 export interface WatchPrinterOptions {
   /** The kind printed (selects the columns), e.g. `"Pod"`. */
   kind: string;
+  /** `apiVersion` of the kind, printed with `-o json`, e.g. `"apps/v1"`. */
+  apiVersion: string;
   /** Lower-case name used by `-o name`, e.g. `"pod"` or `"deployment.apps"`. */
   typeName: string;
   /** Output format. */
@@ -67,7 +69,7 @@ export class WatchPrinter {
     const { output, write } = this.#opts;
     if (output === "json") {
       for (const o of sorted) {
-        write(JSON.stringify({ type: "ADDED", object: o }));
+        write(JSON.stringify({ type: "ADDED", object: this.#typed(o) }));
       }
     } else if (output === "name") {
       for (const o of sorted) {
@@ -88,7 +90,7 @@ export class WatchPrinter {
     const { output, write, now } = this.#opts;
     const time = this.#formatTime(now());
     if (output === "json") {
-      write(JSON.stringify({ type, object: obj }));
+      write(JSON.stringify({ type, object: this.#typed(obj) }));
       return;
     }
     if (output === "name") {
@@ -103,6 +105,16 @@ export class WatchPrinter {
     ];
     if (this.#eventWidths.length === 0) this.#printEventHeader([cells]);
     write(alignRow(cells, this.#eventWidths));
+  }
+
+  /**
+   * The object with its kind and apiVersion, which list items lack (as
+   * kubectl fills them in); a shallow copy, the cached object stays as is.
+   */
+  #typed(obj: KubeObject): KubeObject {
+    const { kind, apiVersion } = this.#opts;
+    // Listed first, as the API server writes them.
+    return Object.assign({ apiVersion, kind }, obj, { apiVersion, kind });
   }
 
   #printTable(objects: KubeObject[]): void {

@@ -21,6 +21,7 @@ function printer(
   const lines: string[] = [];
   const p = new WatchPrinter({
     kind: "ConfigMap",
+    apiVersion: "v1",
     typeName: "configmap",
     output: "table",
     allNamespaces: true,
@@ -73,6 +74,28 @@ Deno.test("WatchPrinter -o json and -o name", () => {
     "ADDED",
     "DELETED",
   ]);
+  // Kind and apiVersion are filled in (list items lack them) on copies.
+  const listed = cm("a", "x");
+  const typed = printer({
+    output: "json",
+    kind: "Deployment",
+    apiVersion: "apps/v1",
+  });
+  typed.p.printInitial([listed]);
+  typed.p.printEvent("MODIFIED", listed);
+  for (const line of typed.lines) {
+    const { object } = JSON.parse(line);
+    assert.deepEqual(Object.keys(object).slice(0, 3), [
+      "apiVersion",
+      "kind",
+      "metadata",
+    ]);
+    assert.deepEqual([object.apiVersion, object.kind], [
+      "apps/v1",
+      "Deployment",
+    ]);
+  }
+  assert.equal("kind" in listed || "apiVersion" in listed, false);
   const name = printer({ output: "name" });
   name.p.printInitial([cm("a", "x")]);
   name.p.printEvent("MODIFIED", cm("a", "x"));
