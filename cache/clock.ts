@@ -27,7 +27,7 @@ export interface Clock {
  *
  * @example
  * ```ts
- * import { RealClock } from "./clock.ts";
+ * import { RealClock } from "@kubecache/core";
  * const clock = new RealClock();
  * await clock.sleep(1);
  * ```

@@ -58,8 +58,7 @@ import {
  *
  * @example Count pods as they come and go
  * ```ts
- * import type { ResourceEventHandler } from "./controller.ts";
- * import type { KubeObject } from "./object.ts";
+ * import type { ResourceEventHandler, KubeObject } from "@kubecache/core";
  * let count = 0;
  * const handler: ResourceEventHandler<KubeObject> = {
  *   onAdd: () => void count++,
@@ -101,8 +100,10 @@ export type HandlerErrorReporter = (
  *
  * @example
  * ```ts
- * import { FilteringResourceEventHandler } from "./controller.ts";
- * import type { KubeObject } from "./object.ts";
+ * import {
+ *   FilteringResourceEventHandler,
+ *   type KubeObject,
+ * } from "@kubecache/core";
  * import assert from "node:assert/strict";
  * const seen: string[] = [];
  * const h = new FilteringResourceEventHandler<KubeObject>(
@@ -318,8 +319,8 @@ export interface InformerOptions<T extends KubeObject> {
  *
  * @example
  * ```ts
- * import { newInformer } from "./controller.ts";
- * import { FakeControllerSource } from "../testing/fake_controller_source.ts";
+ * import { newInformer } from "@kubecache/core";
+ * import { FakeControllerSource } from "@kubecache/core/testing";
  * import assert from "node:assert/strict";
  * const source = new FakeControllerSource();
  * source.add({ metadata: { namespace: "default", name: "web-1" } });

@@ -155,7 +155,7 @@ export interface DeltaFIFOOptions<T> {
  *
  * @example Changes accumulate per key
  * ```ts
- * import { DeltaFIFO } from "./delta_fifo.ts";
+ * import { DeltaFIFO } from "@kubecache/core";
  * import assert from "node:assert/strict";
  *
  * const pod = (name: string, rv: string) => ({
@@ -172,8 +172,7 @@ export interface DeltaFIFOOptions<T> {
  *
  * @example A relist emits tombstones for what disappeared
  * ```ts
- * import { DeltaFIFO } from "./delta_fifo.ts";
- * import { DeletedFinalStateUnknown } from "./keys.ts";
+ * import { DeltaFIFO, DeletedFinalStateUnknown } from "@kubecache/core";
  * import assert from "node:assert/strict";
  *
  * type Obj = { metadata: { name: string } };

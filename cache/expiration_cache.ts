@@ -52,8 +52,8 @@ export interface ExpirationOptions {
  *
  * @example
  * ```ts
- * import { TTLPolicy } from "./expiration_cache.ts";
- * import { FakeClock } from "../testing/fake_clock.ts";
+ * import { TTLPolicy } from "@kubecache/core";
+ * import { FakeClock } from "@kubecache/core/testing";
  * import assert from "node:assert/strict";
  * const clock = new FakeClock(1_000);
  * const policy = new TTLPolicy(500, { clock });
@@ -198,9 +198,8 @@ export function newExpirationStore<T>(
  *
  * @example
  * ```ts
- * import { newTTLStore } from "./expiration_cache.ts";
- * import { metaNamespaceKeyFunc } from "./keys.ts";
- * import { FakeClock } from "../testing/fake_clock.ts";
+ * import { newTTLStore, metaNamespaceKeyFunc } from "@kubecache/core";
+ * import { FakeClock } from "@kubecache/core/testing";
  * import assert from "node:assert/strict";
  * const clock = new FakeClock();
  * const store = newTTLStore(metaNamespaceKeyFunc, 1_000, { clock });

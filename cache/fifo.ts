@@ -39,7 +39,7 @@ export type PopProcessFunc<P> = (
  *
  * @example Retry an item later
  * ```ts
- * import { FIFO, RequeueError } from "./fifo.ts";
+ * import { FIFO, RequeueError } from "@kubecache/core";
  * import assert from "node:assert/strict";
  *
  * const fifo = new FIFO<{ name: string }>((o) => (o as { name: string }).name);
@@ -171,7 +171,7 @@ export interface Queue<T, P = T> {
  *
  * @example Latest version wins
  * ```ts
- * import { FIFO } from "./fifo.ts";
+ * import { FIFO } from "@kubecache/core";
  * import assert from "node:assert/strict";
  *
  * type Item = { name: string; v: number };

@@ -33,7 +33,7 @@ interface Entry<T> {
  *
  * @example Smallest first
  * ```ts
- * import { Heap } from "./heap.ts";
+ * import { Heap } from "@kubecache/core";
  * import assert from "node:assert/strict";
  *
  * type Job = { name: string; priority: number };

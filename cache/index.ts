@@ -12,12 +12,48 @@
  * function of the object: the store recomputes it on the old object to find
  * the entries to drop.
  *
+ * The built-in resource types come with object types (`Pod`, `Deployment`,
+ * ... from `@kubecache/core`), so an index function reads fields without
+ * casts.
+ *
+ * @example Index pods by the node they run on
+ * ```ts
+ * import type { IndexFunc, Pod } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ * const byNode: IndexFunc<Pod> = (pod) =>
+ *   pod.spec?.nodeName ? [pod.spec.nodeName] : [];
+ * assert.deepEqual(byNode({ metadata: { name: "a" }, spec: { nodeName: "n1" } }), ["n1"]);
+ * assert.deepEqual(byNode({ metadata: { name: "pending" } }), []);
+ * ```
+ *
  * @typeParam T the object type
  */
 export type IndexFunc<T> = (obj: T) => string[];
 
 /**
  * Index functions by index name (client-go `cache.Indexers`).
+ *
+ * @example Pods by namespace and by node
+ * ```ts
+ * import {
+ *   type Indexers,
+ *   metaNamespaceIndexFunc,
+ *   metaNamespaceKeyFunc,
+ *   NAMESPACE_INDEX,
+ *   newIndexer,
+ *   type Pod,
+ * } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ * const indexers: Indexers<Pod> = {
+ *   [NAMESPACE_INDEX]: metaNamespaceIndexFunc,
+ *   byNode: (pod) => pod.spec?.nodeName ? [pod.spec.nodeName] : [],
+ * };
+ * const pods = newIndexer<Pod>(metaNamespaceKeyFunc, indexers);
+ * pods.add({ metadata: { namespace: "ns", name: "a" }, spec: { nodeName: "n1" } });
+ * pods.add({ metadata: { namespace: "ns", name: "b" } });
+ * assert.deepEqual(pods.byIndex("byNode", "n1").map((p) => p.metadata.name), ["a"]);
+ * assert.equal(pods.byIndex(NAMESPACE_INDEX, "ns").length, 2);
+ * ```
  *
  * @typeParam T the object type
  */
@@ -32,7 +68,7 @@ export const NAMESPACE_INDEX = "namespace";
  *
  * @example
  * ```ts
- * import { metaNamespaceIndexFunc } from "./index.ts";
+ * import { metaNamespaceIndexFunc } from "@kubecache/core";
  * import assert from "node:assert/strict";
  * assert.deepEqual(metaNamespaceIndexFunc({ metadata: { namespace: "ns", name: "a" } }), ["ns"]);
  * assert.deepEqual(metaNamespaceIndexFunc({ metadata: { name: "node-1" } }), [""]);

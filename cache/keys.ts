@@ -86,7 +86,7 @@ function metadataOf(obj: unknown): { name?: unknown; namespace?: unknown } {
  *
  * @example
  * ```ts
- * import { metaNamespaceKeyFunc } from "./keys.ts";
+ * import { metaNamespaceKeyFunc } from "@kubecache/core";
  * import assert from "node:assert/strict";
  * assert.equal(metaNamespaceKeyFunc({ metadata: { namespace: "ns", name: "a" } }), "ns/a");
  * assert.equal(metaNamespaceKeyFunc({ metadata: { name: "node-1" } }), "node-1");
@@ -120,7 +120,7 @@ export function deletionHandlingMetaNamespaceKeyFunc(obj: unknown): string {
  *
  * @example
  * ```ts
- * import { splitMetaNamespaceKey } from "./keys.ts";
+ * import { splitMetaNamespaceKey } from "@kubecache/core";
  * import assert from "node:assert/strict";
  * assert.deepEqual(splitMetaNamespaceKey("ns/a"), { namespace: "ns", name: "a" });
  * assert.deepEqual(splitMetaNamespaceKey("a"), { namespace: "", name: "a" });

@@ -54,7 +54,7 @@ export interface Requirement {
  *
  * @example Match labels
  * ```ts
- * import { parseSelector } from "./labels.ts";
+ * import { parseSelector } from "@kubecache/core";
  * import assert from "node:assert/strict";
  * const sel = parseSelector("app=web,tier in (front,edge),!canary");
  * assert.ok(sel.matches({ app: "web", tier: "edge" }));
@@ -498,7 +498,7 @@ class Parser {
  *
  * @example Set-based and integer requirements
  * ```ts
- * import { parseSelector } from "./labels.ts";
+ * import { parseSelector } from "@kubecache/core";
  * import assert from "node:assert/strict";
  * const sel = parseSelector("env notin (prod), replicas>2");
  * assert.ok(sel.matches({ replicas: "3" }));
@@ -523,7 +523,7 @@ export function parseSelector(selector: string): Selector {
  *
  * @example
  * ```ts
- * import { selectorFromSet } from "./labels.ts";
+ * import { selectorFromSet } from "@kubecache/core";
  * import assert from "node:assert/strict";
  * const sel = selectorFromSet({ tier: "db", app: "shop" });
  * assert.equal(sel.toString(), "app=shop,tier=db");

@@ -18,11 +18,13 @@ import { NAMESPACE_INDEX } from "./index.ts";
  *
  * @example
  * ```ts
- * import { listAll } from "./listers.ts";
- * import { parseSelector } from "./labels.ts";
- * import { newStore } from "./store.ts";
- * import { metaNamespaceKeyFunc } from "./keys.ts";
- * import type { KubeObject } from "./object.ts";
+ * import {
+ *   listAll,
+ *   parseSelector,
+ *   newStore,
+ *   metaNamespaceKeyFunc,
+ *   type KubeObject,
+ * } from "@kubecache/core";
  * import assert from "node:assert/strict";
  * const store = newStore<KubeObject>(metaNamespaceKeyFunc);
  * store.add({ metadata: { name: "a", labels: { app: "web" } } });
@@ -137,11 +139,14 @@ function toSelector(selector: Selector | string | undefined): Selector {
  *
  * @example
  * ```ts
- * import { newGenericLister } from "./listers.ts";
- * import { newIndexer } from "./store.ts";
- * import { metaNamespaceKeyFunc } from "./keys.ts";
- * import { metaNamespaceIndexFunc, NAMESPACE_INDEX } from "./index.ts";
- * import type { KubeObject } from "./object.ts";
+ * import {
+ *   newGenericLister,
+ *   newIndexer,
+ *   metaNamespaceKeyFunc,
+ *   metaNamespaceIndexFunc,
+ *   NAMESPACE_INDEX,
+ *   type KubeObject,
+ * } from "@kubecache/core";
  * import assert from "node:assert/strict";
  * const indexer = newIndexer<KubeObject>(metaNamespaceKeyFunc, {
  *   [NAMESPACE_INDEX]: metaNamespaceIndexFunc,

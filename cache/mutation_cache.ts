@@ -65,10 +65,12 @@ export interface MutationCacheOptions<T> {
  *
  * @example
  * ```ts
- * import { newIntegerResourceVersionMutationCache } from "./mutation_cache.ts";
- * import { newStore } from "./store.ts";
- * import { metaNamespaceKeyFunc } from "./keys.ts";
- * import type { KubeObject } from "./object.ts";
+ * import {
+ *   newIntegerResourceVersionMutationCache,
+ *   newStore,
+ *   metaNamespaceKeyFunc,
+ *   type KubeObject,
+ * } from "@kubecache/core";
  * import assert from "node:assert/strict";
  * const store = newStore<KubeObject>(metaNamespaceKeyFunc);
  * store.add({ metadata: { name: "a", resourceVersion: "5" } });

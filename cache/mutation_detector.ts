@@ -106,7 +106,10 @@ export interface MutationDetectorOptions {
  *
  * @example
  * ```ts
- * import { newCacheMutationDetector, CacheMutationError } from "./mutation_detector.ts";
+ * import {
+ *   newCacheMutationDetector,
+ *   CacheMutationError,
+ * } from "@kubecache/core";
  * import assert from "node:assert/strict";
  * const errors: CacheMutationError[] = [];
  * const d = newCacheMutationDetector("pods", { enabled: true, onMutation: (e) => void errors.push(e) });

@@ -68,7 +68,7 @@ export interface ObjectMeta {
  *
  * @example Define a typed object
  * ```ts
- * import type { KubeObject } from "./object.ts";
+ * import type { KubeObject } from "@kubecache/core";
  * interface ConfigMap extends KubeObject {
  *   data?: Record<string, string>;
  * }

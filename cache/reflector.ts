@@ -175,9 +175,8 @@ interface WatchOutcome {
  *
  * @example Mirror a source into a store
  * ```ts
- * import { Reflector } from "./reflector.ts";
- * import type { KubeObject } from "./object.ts";
- * import { FakeControllerSource } from "../testing/fake_controller_source.ts";
+ * import { Reflector, type KubeObject } from "@kubecache/core";
+ * import { FakeControllerSource } from "@kubecache/core/testing";
  * import assert from "node:assert/strict";
  *
  * const source = new FakeControllerSource();

@@ -106,7 +106,7 @@ export interface SharedIndexInformerOptions<T extends KubeObject> {
  *
  * @example
  * ```ts
- * import { waitForCacheSync } from "./shared_informer.ts";
+ * import { waitForCacheSync } from "@kubecache/core";
  * import assert from "node:assert/strict";
  * const ac = new AbortController();
  * assert.equal(await waitForCacheSync(ac.signal, () => true), true);
@@ -157,8 +157,8 @@ const HANDLER_STOP_GRACE_MS = 1_000;
  *
  * @example Watch a fake source
  * ```ts
- * import { newSharedIndexInformer } from "./shared_informer.ts";
- * import { FakeControllerSource } from "../testing/fake_controller_source.ts";
+ * import { newSharedIndexInformer } from "@kubecache/core";
+ * import { FakeControllerSource } from "@kubecache/core/testing";
  * import assert from "node:assert/strict";
  * const source = new FakeControllerSource();
  * source.add({ metadata: { namespace: "default", name: "web-1" } });

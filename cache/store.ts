@@ -200,8 +200,7 @@ export function computeKey(keyFunc: KeyFunc, obj: unknown): string {
  *
  * @example
  * ```ts
- * import { newStore } from "./store.ts";
- * import { metaNamespaceKeyFunc } from "./keys.ts";
+ * import { newStore, metaNamespaceKeyFunc } from "@kubecache/core";
  * import assert from "node:assert/strict";
  * const store = newStore(metaNamespaceKeyFunc);
  * store.add({ metadata: { namespace: "ns", name: "a" } });
@@ -222,9 +221,12 @@ export function newStore<T>(keyFunc: KeyFunc): Store<T> {
  *
  * @example Pods by namespace and by node
  * ```ts
- * import { newIndexer } from "./store.ts";
- * import { metaNamespaceKeyFunc } from "./keys.ts";
- * import { metaNamespaceIndexFunc, NAMESPACE_INDEX } from "./index.ts";
+ * import {
+ *   newIndexer,
+ *   metaNamespaceKeyFunc,
+ *   metaNamespaceIndexFunc,
+ *   NAMESPACE_INDEX,
+ * } from "@kubecache/core";
  * import assert from "node:assert/strict";
  * type Pod = { metadata: { name: string; namespace: string }; spec: { nodeName: string } };
  * const pods = newIndexer<Pod>(metaNamespaceKeyFunc, {

@@ -334,7 +334,7 @@ function removeKey(index: Index, value: string, key: string): void {
  *
  * @example
  * ```ts
- * import { newThreadSafeStore } from "./thread_safe_store.ts";
+ * import { newThreadSafeStore } from "@kubecache/core";
  * import assert from "node:assert/strict";
  * type Pod = { metadata: { name: string; namespace: string }; node: string };
  * const store = newThreadSafeStore<Pod>({ node: (p) => [p.node] });

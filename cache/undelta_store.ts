@@ -19,9 +19,11 @@ import { newStore, type Store } from "./store.ts";
  *
  * @example
  * ```ts
- * import { newUndeltaStore } from "./undelta_store.ts";
- * import { metaNamespaceKeyFunc } from "./keys.ts";
- * import type { KubeObject } from "./object.ts";
+ * import {
+ *   newUndeltaStore,
+ *   metaNamespaceKeyFunc,
+ *   type KubeObject,
+ * } from "@kubecache/core";
  * import assert from "node:assert/strict";
  * const states: number[] = [];
  * const store = newUndeltaStore<KubeObject>((all) => states.push(all.length), metaNamespaceKeyFunc);

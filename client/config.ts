@@ -139,7 +139,7 @@ const SA_DIR = "/var/run/secrets/kubernetes.io/serviceaccount";
  *
  * @example Explicit options
  * ```ts
- * import { KubeConfig } from "./config.ts";
+ * import { KubeConfig } from "@kubecache/core";
  * import assert from "node:assert/strict";
  * const config = KubeConfig.fromOptions({ server: "https://10.0.0.1:6443/", token: "t", namespace: "apps" });
  * assert.equal(config.server, "https://10.0.0.1:6443");

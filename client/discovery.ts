@@ -69,8 +69,10 @@ const VERSION = /^v\d+((alpha|beta)\d+)?$/;
  *
  * @example
  * ```ts
- * import { resolveResourceName } from "./discovery.ts";
- * import { BUILTIN_RESOURCE_TYPES } from "./resources.ts";
+ * import {
+ *   resolveResourceName,
+ *   BUILTIN_RESOURCE_TYPES,
+ * } from "@kubecache/core";
  * import assert from "node:assert/strict";
  * assert.equal(resolveResourceName("po", BUILTIN_RESOURCE_TYPES)?.resource, "pods");
  * assert.equal(resolveResourceName("deploy.apps", BUILTIN_RESOURCE_TYPES)?.kind, "Deployment");

@@ -12,3 +12,4 @@ export * from "./watch.ts";
 export * from "./config.ts";
 export * from "./auth.ts";
 export * from "./discovery.ts";
+export * from "./types.ts";

@@ -8,6 +8,22 @@
  */
 
 import type { KubeObject } from "../cache/object.ts";
+import type {
+  ConfigMap,
+  CronJob,
+  DaemonSet,
+  Deployment,
+  Event,
+  Job,
+  Lease,
+  Namespace,
+  Node,
+  Pod,
+  ReplicaSet,
+  Secret,
+  Service,
+  StatefulSet,
+} from "./types.ts";
 
 /**
  * A resource type (apimachinery `GroupVersionResource` + `APIResource`).
@@ -53,12 +69,11 @@ export interface ResourceTypeOptions {
  *
  * @example A CRD
  * ```ts
- * import { resourceType } from "./resources.ts";
+ * import { apiVersionOf, resourceType } from "@kubecache/core";
  * import assert from "node:assert/strict";
  * const Widgets = resourceType({ apiVersion: "example.com/v1", kind: "Widget", resource: "widgets", namespaced: true });
  * assert.equal(Widgets.group, "example.com");
  * assert.equal(apiVersionOf(Widgets), "example.com/v1");
- * import { apiVersionOf } from "./resources.ts";
  * ```
  *
  * @throws {TypeError} when `apiVersion` has more than one `/`, or a name is empty
@@ -114,9 +129,11 @@ function builtin<T extends KubeObject = KubeObject>(
 }
 
 /** core/v1 Pod. */
-export const Pods: ResourceType = builtin("v1", "Pod", "pods", true, ["po"]);
+export const Pods: ResourceType<Pod> = builtin<Pod>("v1", "Pod", "pods", true, [
+  "po",
+]);
 /** core/v1 ConfigMap. */
-export const ConfigMaps: ResourceType = builtin(
+export const ConfigMaps: ResourceType<ConfigMap> = builtin<ConfigMap>(
   "v1",
   "ConfigMap",
   "configmaps",
@@ -124,9 +141,14 @@ export const ConfigMaps: ResourceType = builtin(
   ["cm"],
 );
 /** core/v1 Secret. */
-export const Secrets: ResourceType = builtin("v1", "Secret", "secrets", true);
+export const Secrets: ResourceType<Secret> = builtin<Secret>(
+  "v1",
+  "Secret",
+  "secrets",
+  true,
+);
 /** core/v1 Service. */
-export const Services: ResourceType = builtin(
+export const Services: ResourceType<Service> = builtin<Service>(
   "v1",
   "Service",
   "services",
@@ -134,7 +156,7 @@ export const Services: ResourceType = builtin(
   ["svc"],
 );
 /** core/v1 Namespace (cluster-scoped). */
-export const Namespaces: ResourceType = builtin(
+export const Namespaces: ResourceType<Namespace> = builtin<Namespace>(
   "v1",
   "Namespace",
   "namespaces",
@@ -142,13 +164,25 @@ export const Namespaces: ResourceType = builtin(
   ["ns"],
 );
 /** core/v1 Node (cluster-scoped). */
-export const Nodes: ResourceType = builtin("v1", "Node", "nodes", false, [
-  "no",
-]);
+export const Nodes: ResourceType<Node> = builtin<Node>(
+  "v1",
+  "Node",
+  "nodes",
+  false,
+  [
+    "no",
+  ],
+);
 /** core/v1 Event. */
-export const Events: ResourceType = builtin("v1", "Event", "events", true, [
-  "ev",
-]);
+export const Events: ResourceType<Event> = builtin<Event>(
+  "v1",
+  "Event",
+  "events",
+  true,
+  [
+    "ev",
+  ],
+);
 /** core/v1 Endpoints. */
 export const Endpoints: ResourceType = builtin(
   "v1",
@@ -182,7 +216,7 @@ export const PersistentVolumeClaims: ResourceType = builtin(
   ["pvc"],
 );
 /** apps/v1 Deployment. */
-export const Deployments: ResourceType = builtin(
+export const Deployments: ResourceType<Deployment> = builtin<Deployment>(
   "apps/v1",
   "Deployment",
   "deployments",
@@ -190,7 +224,7 @@ export const Deployments: ResourceType = builtin(
   ["deploy"],
 );
 /** apps/v1 ReplicaSet. */
-export const ReplicaSets: ResourceType = builtin(
+export const ReplicaSets: ResourceType<ReplicaSet> = builtin<ReplicaSet>(
   "apps/v1",
   "ReplicaSet",
   "replicasets",
@@ -198,7 +232,7 @@ export const ReplicaSets: ResourceType = builtin(
   ["rs"],
 );
 /** apps/v1 StatefulSet. */
-export const StatefulSets: ResourceType = builtin(
+export const StatefulSets: ResourceType<StatefulSet> = builtin<StatefulSet>(
   "apps/v1",
   "StatefulSet",
   "statefulsets",
@@ -206,7 +240,7 @@ export const StatefulSets: ResourceType = builtin(
   ["sts"],
 );
 /** apps/v1 DaemonSet. */
-export const DaemonSets: ResourceType = builtin(
+export const DaemonSets: ResourceType<DaemonSet> = builtin<DaemonSet>(
   "apps/v1",
   "DaemonSet",
   "daemonsets",
@@ -214,9 +248,14 @@ export const DaemonSets: ResourceType = builtin(
   ["ds"],
 );
 /** batch/v1 Job. */
-export const Jobs: ResourceType = builtin("batch/v1", "Job", "jobs", true);
+export const Jobs: ResourceType<Job> = builtin<Job>(
+  "batch/v1",
+  "Job",
+  "jobs",
+  true,
+);
 /** batch/v1 CronJob. */
-export const CronJobs: ResourceType = builtin(
+export const CronJobs: ResourceType<CronJob> = builtin<CronJob>(
   "batch/v1",
   "CronJob",
   "cronjobs",
@@ -232,7 +271,7 @@ export const Ingresses: ResourceType = builtin(
   ["ing"],
 );
 /** coordination.k8s.io/v1 Lease. */
-export const Leases: ResourceType = builtin(
+export const Leases: ResourceType<Lease> = builtin<Lease>(
   "coordination.k8s.io/v1",
   "Lease",
   "leases",

@@ -35,7 +35,7 @@ import { concat, parseJson, readList } from "./_list_decoder.ts";
  *
  * @example Catch a missing object
  * ```ts
- * import { isNotFound, StatusError } from "./rest.ts";
+ * import { isNotFound, StatusError } from "@kubecache/core";
  * import assert from "node:assert/strict";
  * const err = StatusError.fromStatus({ code: 404, reason: "NotFound", message: 'pods "x" not found' });
  * assert.ok(err instanceof StatusError);

@@ -127,7 +127,7 @@ function parseEvent<T>(line: string, lineNo: number): WatchEvent<T> {
  *
  * @example Decode a body
  * ```ts
- * import { decodeWatch } from "./watch.ts";
+ * import { decodeWatch } from "@kubecache/core";
  * import assert from "node:assert/strict";
  * const body = new Response(
  *   '{"type":"ADDED","object":{"metadata":{"name":"a"}}}\n' +

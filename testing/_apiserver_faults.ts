@@ -81,7 +81,7 @@ export type SplitMode = "random" | number[];
  *
  * @example Throttle the next request
  * ```ts
- * import { FakeApiServer } from "./fake_api_server.ts";
+ * import { FakeApiServer } from "@kubecache/core/testing";
  * import assert from "node:assert/strict";
  *
  * await using server = await FakeApiServer.start();

@@ -82,6 +82,7 @@ export interface ContainerStatus {
   containerID?: string;
   state: Record<string, Record<string, unknown>>;
   lastState: Record<string, Record<string, unknown>>;
+  [k: string]: unknown;
 }
 
 /** A pod condition (`PodScheduled`, `Ready`, ...). */
@@ -93,6 +94,7 @@ export interface Condition {
   lastHeartbeatTime?: string;
   reason?: string;
   message?: string;
+  [k: string]: unknown;
 }
 
 /** The pod shape the demo and the benchmarks build. */

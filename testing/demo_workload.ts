@@ -139,10 +139,12 @@ const NAMESPACES = ["shop", "payments", "batch", "monitoring"];
  * @example Populate a FakeApiServer and tick it with a fake clock
  * ```ts
  * import assert from "node:assert/strict";
- * import { DemoWorkload } from "./demo_workload.ts";
- * import { FakeApiServer } from "./fake_api_server.ts";
- * import { FakeClock } from "./fake_clock.ts";
- * import { Pods } from "../client/resources.ts";
+ * import {
+ *   DemoWorkload,
+ *   FakeApiServer,
+ *   FakeClock,
+ * } from "@kubecache/core/testing";
+ * import { Pods } from "@kubecache/core";
  *
  * const clock = new FakeClock(Date.UTC(2025, 0, 1));
  * await using server = await FakeApiServer.start({ clock });
@@ -701,7 +703,7 @@ export interface DemoCluster extends AsyncDisposable {
  *
  * @example Watch pods of the demo cluster
  * ```ts
- * import { startDemoCluster } from "./demo_workload.ts";
+ * import { startDemoCluster } from "@kubecache/core/testing";
  * import assert from "node:assert/strict";
  * await using demo = await startDemoCluster();
  * const pods = await (await fetch(`${demo.url}/api/v1/pods`)).json();

@@ -116,8 +116,8 @@ const INITIAL_NAMESPACES = [
  *
  * @example Start, write, list over HTTP
  * ```ts
- * import { FakeApiServer } from "./fake_api_server.ts";
- * import { ConfigMaps } from "../client/resources.ts";
+ * import { FakeApiServer } from "@kubecache/core/testing";
+ * import { ConfigMaps } from "@kubecache/core";
  * import assert from "node:assert/strict";
  *
  * await using server = await FakeApiServer.start();

@@ -23,7 +23,7 @@ interface Sleeper {
  *
  * @example
  * ```ts
- * import { FakeClock } from "./fake_clock.ts";
+ * import { FakeClock } from "@kubecache/core/testing";
  * import assert from "node:assert/strict";
  * const clock = new FakeClock(1_000);
  * let woke = false;

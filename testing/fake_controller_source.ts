@@ -66,7 +66,7 @@ interface Snapshot<T> {
  *
  * @example List, then watch a later change
  * ```ts
- * import { FakeControllerSource } from "./fake_controller_source.ts";
+ * import { FakeControllerSource } from "@kubecache/core/testing";
  * import assert from "node:assert/strict";
  * const source = new FakeControllerSource();
  * source.add({ metadata: { namespace: "ns", name: "a" } });

@@ -1,0 +1,477 @@
+/**
+ * Minimal shapes of the built-in Kubernetes kinds (the k8s.io/api structs
+ * client-go's typed listers return), reduced to the fields code commonly
+ * reads. Every field is optional and any other field is still allowed, so a
+ * server object always fits; the built-in resource constants (`Pods`,
+ * `Deployments`, ...) are typed with them.
+ *
+ * @example Index pods by node
+ * ```ts
+ * import type { IndexFunc, Pod } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ * const byNode: IndexFunc<Pod> = (pod) =>
+ *   pod.spec?.nodeName ? [pod.spec.nodeName] : [];
+ * assert.deepEqual(byNode({ metadata: { name: "a" }, spec: { nodeName: "n1" } }), ["n1"]);
+ * ```
+ *
+ * @module
+ */
+
+import type { KubeObject, ObjectMeta } from "../cache/object.ts";
+
+/** A label selector (apimachinery `metav1.LabelSelector`). */
+export interface LabelSelector {
+  /** Labels that must all match exactly. */
+  matchLabels?: Record<string, string>;
+  /** Set-based requirements, all of which must match. */
+  matchExpressions?: {
+    /** Label key. */
+    key: string;
+    /** `"In"`, `"NotIn"`, `"Exists"` or `"DoesNotExist"`. */
+    operator: string;
+    /** Values for `In`/`NotIn`. */
+    values?: string[];
+  }[];
+}
+
+/** A status condition (core/v1 `PodCondition`, `NodeCondition`, `metav1.Condition`, ...). */
+export interface Condition {
+  /** Condition type, e.g. `"Ready"`. */
+  type: string;
+  /** `"True"`, `"False"` or `"Unknown"`. */
+  status: string;
+  /** RFC 3339 time of the last status change. */
+  lastTransitionTime?: string;
+  /** Machine-readable reason of the last change. */
+  reason?: string;
+  /** Human-readable details. */
+  message?: string;
+  /** Other fields. */
+  [field: string]: unknown;
+}
+
+/** A container of a pod (core/v1 `Container`). */
+export interface Container {
+  /** Container name, unique within the pod. */
+  name: string;
+  /** Image reference, e.g. `"nginx:1.27"`. */
+  image?: string;
+  /** Entrypoint override. */
+  command?: string[];
+  /** Arguments to the entrypoint. */
+  args?: string[];
+  /** Environment variables. */
+  env?: { name: string; value?: string; [field: string]: unknown }[];
+  /** Exposed ports. */
+  ports?: {
+    containerPort: number;
+    name?: string;
+    protocol?: string;
+    [field: string]: unknown;
+  }[];
+  /** Resource requests and limits, e.g. `{ requests: { cpu: "100m" } }`. */
+  resources?: {
+    requests?: Record<string, string>;
+    limits?: Record<string, string>;
+  };
+  /** Other fields (probes, volumeMounts, ...). */
+  [field: string]: unknown;
+}
+
+/** The state of a container (core/v1 `ContainerState`); one key is set. */
+export interface ContainerState {
+  /** Running since `startedAt` (RFC 3339). */
+  running?: { startedAt?: string };
+  /** Waiting, e.g. `{ reason: "CrashLoopBackOff" }`. */
+  waiting?: { reason?: string; message?: string };
+  /** Terminated with an exit code. */
+  terminated?: {
+    exitCode: number;
+    reason?: string;
+    message?: string;
+    startedAt?: string;
+    finishedAt?: string;
+    [field: string]: unknown;
+  };
+}
+
+/** The status of one container of a pod (core/v1 `ContainerStatus`). */
+export interface ContainerStatus {
+  /** Container name. */
+  name: string;
+  /** Whether the readiness probe passes. */
+  ready: boolean;
+  /** Restarts so far. */
+  restartCount: number;
+  /** Current state. */
+  state?: ContainerState;
+  /** Image the container runs. */
+  image?: string;
+  /** Other fields. */
+  [field: string]: unknown;
+}
+
+/** A pod template (core/v1 `PodTemplateSpec`), as in workload specs. */
+export interface PodTemplateSpec {
+  /** Labels and annotations of the created pods. */
+  metadata?: ObjectMeta;
+  /** The pods' spec. */
+  spec?: PodSpec;
+}
+
+/** The desired state of a pod (core/v1 `PodSpec`). */
+export interface PodSpec {
+  /** Node the pod is bound to; unset while pending scheduling. */
+  nodeName?: string;
+  /** The containers. */
+  containers?: Container[];
+  /** Containers run to completion before `containers` start. */
+  initContainers?: Container[];
+  /** `"Always"`, `"OnFailure"` or `"Never"`. */
+  restartPolicy?: string;
+  /** Service account the pod runs as. */
+  serviceAccountName?: string;
+  /** Node labels the pod requires. */
+  nodeSelector?: Record<string, string>;
+  /** Other fields (volumes, tolerations, affinity, ...). */
+  [field: string]: unknown;
+}
+
+/** The observed state of a pod (core/v1 `PodStatus`). */
+export interface PodStatus {
+  /** `"Pending"`, `"Running"`, `"Succeeded"`, `"Failed"` or `"Unknown"`. */
+  phase?: string;
+  /** Conditions such as `Ready` and `PodScheduled`. */
+  conditions?: Condition[];
+  /** Per-container status. */
+  containerStatuses?: ContainerStatus[];
+  /** Pod IP address. */
+  podIP?: string;
+  /** IP address of the node. */
+  hostIP?: string;
+  /** RFC 3339 time the kubelet acknowledged the pod. */
+  startTime?: string;
+  /** Short reason of the phase, e.g. `"Evicted"`. */
+  reason?: string;
+  /** Other fields. */
+  [field: string]: unknown;
+}
+
+/** core/v1 Pod. */
+export interface Pod extends KubeObject {
+  /** Desired state. */
+  spec?: PodSpec;
+  /** Observed state. */
+  status?: PodStatus;
+}
+
+/** core/v1 ConfigMap. */
+export interface ConfigMap extends KubeObject {
+  /** UTF-8 entries. */
+  data?: Record<string, string>;
+  /** Binary entries, base64-encoded. */
+  binaryData?: Record<string, string>;
+  /** Whether the data can no longer change. */
+  immutable?: boolean;
+}
+
+/** core/v1 Secret. */
+export interface Secret extends KubeObject {
+  /** Secret type, e.g. `"Opaque"` or `"kubernetes.io/tls"`. */
+  type?: string;
+  /** Entries, base64-encoded. */
+  data?: Record<string, string>;
+  /** Plain-text entries, write-only (the server merges them into `data`). */
+  stringData?: Record<string, string>;
+  /** Whether the data can no longer change. */
+  immutable?: boolean;
+}
+
+/** core/v1 Service. */
+export interface Service extends KubeObject {
+  /** Desired state. */
+  spec?: {
+    /** `"ClusterIP"`, `"NodePort"`, `"LoadBalancer"` or `"ExternalName"`. */
+    type?: string;
+    /** Labels of the pods that back the service. */
+    selector?: Record<string, string>;
+    /** Virtual IP; `"None"` for headless services. */
+    clusterIP?: string;
+    /** Exposed ports. */
+    ports?: {
+      port: number;
+      name?: string;
+      protocol?: string;
+      targetPort?: number | string;
+      nodePort?: number;
+      [field: string]: unknown;
+    }[];
+    /** Other fields. */
+    [field: string]: unknown;
+  };
+  /** Observed state (load balancer ingress). */
+  status?: { [field: string]: unknown };
+}
+
+/** core/v1 Namespace. */
+export interface Namespace extends KubeObject {
+  /** Observed state. */
+  status?: {
+    /** `"Active"` or `"Terminating"`. */
+    phase?: string;
+    /** Other fields. */
+    [field: string]: unknown;
+  };
+}
+
+/** core/v1 Node. */
+export interface Node extends KubeObject {
+  /** Desired state. */
+  spec?: {
+    /** Whether new pods may not be scheduled here (cordoned). */
+    unschedulable?: boolean;
+    /** Pod IP range(s) of the node. */
+    podCIDR?: string;
+    /** Other fields (taints, providerID, ...). */
+    [field: string]: unknown;
+  };
+  /** Observed state. */
+  status?: {
+    /** Conditions such as `Ready` and `MemoryPressure`. */
+    conditions?: Condition[];
+    /** Addresses, e.g. `{ type: "InternalIP", address: "10.0.0.4" }`. */
+    addresses?: { type: string; address: string }[];
+    /** Versions of the node's software. */
+    nodeInfo?: {
+      kubeletVersion?: string;
+      osImage?: string;
+      containerRuntimeVersion?: string;
+      architecture?: string;
+      operatingSystem?: string;
+      [field: string]: unknown;
+    };
+    /** Resources available for pods, e.g. `{ cpu: "4", pods: "110" }`. */
+    allocatable?: Record<string, string>;
+    /** Total resources of the node. */
+    capacity?: Record<string, string>;
+    /** Other fields. */
+    [field: string]: unknown;
+  };
+}
+
+/** apps/v1 Deployment. */
+export interface Deployment extends KubeObject {
+  /** Desired state. */
+  spec?: {
+    /** Desired pod count (default 1). */
+    replicas?: number;
+    /** Selects the pods the deployment owns. */
+    selector?: LabelSelector;
+    /** Template of the pods. */
+    template?: PodTemplateSpec;
+    /** Other fields (strategy, minReadySeconds, paused, ...). */
+    [field: string]: unknown;
+  };
+  /** Observed state. */
+  status?: {
+    /** Pods targeted by the deployment. */
+    replicas?: number;
+    /** Ready pods. */
+    readyReplicas?: number;
+    /** Pods of the current template. */
+    updatedReplicas?: number;
+    /** Pods ready for at least `minReadySeconds`. */
+    availableReplicas?: number;
+    /** Generation the controller has acted on. */
+    observedGeneration?: number;
+    /** Conditions such as `Available` and `Progressing`. */
+    conditions?: Condition[];
+    /** Other fields. */
+    [field: string]: unknown;
+  };
+}
+
+/** apps/v1 ReplicaSet. */
+export interface ReplicaSet extends KubeObject {
+  /** Desired state. */
+  spec?: {
+    /** Desired pod count. */
+    replicas?: number;
+    /** Selects the pods the replica set owns. */
+    selector?: LabelSelector;
+    /** Template of the pods. */
+    template?: PodTemplateSpec;
+    /** Other fields. */
+    [field: string]: unknown;
+  };
+  /** Observed state. */
+  status?: {
+    /** Current pod count. */
+    replicas?: number;
+    /** Ready pods. */
+    readyReplicas?: number;
+    /** Available pods. */
+    availableReplicas?: number;
+    /** Other fields. */
+    [field: string]: unknown;
+  };
+}
+
+/** apps/v1 StatefulSet. */
+export interface StatefulSet extends KubeObject {
+  /** Desired state. */
+  spec?: {
+    /** Desired pod count. */
+    replicas?: number;
+    /** Selects the pods the set owns. */
+    selector?: LabelSelector;
+    /** Template of the pods. */
+    template?: PodTemplateSpec;
+    /** Headless service that gives the pods their network identity. */
+    serviceName?: string;
+    /** Other fields (volumeClaimTemplates, updateStrategy, ...). */
+    [field: string]: unknown;
+  };
+  /** Observed state. */
+  status?: {
+    /** Current pod count. */
+    replicas?: number;
+    /** Ready pods. */
+    readyReplicas?: number;
+    /** Pods of the current revision. */
+    updatedReplicas?: number;
+    /** Available pods. */
+    availableReplicas?: number;
+    /** Other fields. */
+    [field: string]: unknown;
+  };
+}
+
+/** apps/v1 DaemonSet. */
+export interface DaemonSet extends KubeObject {
+  /** Desired state. */
+  spec?: {
+    /** Selects the pods the daemon set owns. */
+    selector?: LabelSelector;
+    /** Template of the pods. */
+    template?: PodTemplateSpec;
+    /** Other fields. */
+    [field: string]: unknown;
+  };
+  /** Observed state. */
+  status?: {
+    /** Nodes that should run the pod. */
+    desiredNumberScheduled?: number;
+    /** Nodes running the pod. */
+    currentNumberScheduled?: number;
+    /** Nodes whose pod is ready. */
+    numberReady?: number;
+    /** Nodes running the current template. */
+    updatedNumberScheduled?: number;
+    /** Other fields. */
+    [field: string]: unknown;
+  };
+}
+
+/** batch/v1 Job. */
+export interface Job extends KubeObject {
+  /** Desired state. */
+  spec?: {
+    /** Successful pods needed to complete. */
+    completions?: number;
+    /** Pods run at once. */
+    parallelism?: number;
+    /** Retries before the job fails. */
+    backoffLimit?: number;
+    /** Template of the pods. */
+    template?: PodTemplateSpec;
+    /** Other fields. */
+    [field: string]: unknown;
+  };
+  /** Observed state. */
+  status?: {
+    /** Running pods. */
+    active?: number;
+    /** Pods that succeeded. */
+    succeeded?: number;
+    /** Pods that failed. */
+    failed?: number;
+    /** RFC 3339 start time. */
+    startTime?: string;
+    /** RFC 3339 completion time. */
+    completionTime?: string;
+    /** Conditions such as `Complete` and `Failed`. */
+    conditions?: Condition[];
+    /** Other fields. */
+    [field: string]: unknown;
+  };
+}
+
+/** batch/v1 CronJob. */
+export interface CronJob extends KubeObject {
+  /** Desired state. */
+  spec?: {
+    /** Cron schedule, e.g. `"0 * * * *"` (hourly). */
+    schedule?: string;
+    /** Whether new runs are held back. */
+    suspend?: boolean;
+    /** Template of the jobs. */
+    jobTemplate?: { metadata?: ObjectMeta; spec?: Job["spec"] };
+    /** Other fields. */
+    [field: string]: unknown;
+  };
+  /** Observed state. */
+  status?: {
+    /** RFC 3339 time of the last scheduled run. */
+    lastScheduleTime?: string;
+    /** RFC 3339 time of the last successful run. */
+    lastSuccessfulTime?: string;
+    /** Other fields. */
+    [field: string]: unknown;
+  };
+}
+
+/** core/v1 Event. */
+export interface Event extends KubeObject {
+  /** The object the event is about. */
+  involvedObject?: {
+    kind?: string;
+    namespace?: string;
+    name?: string;
+    uid?: string;
+    [field: string]: unknown;
+  };
+  /** Machine-readable reason, e.g. `"BackOff"`. */
+  reason?: string;
+  /** Human-readable description. */
+  message?: string;
+  /** `"Normal"` or `"Warning"`. */
+  type?: string;
+  /** Times this event occurred. */
+  count?: number;
+  /** RFC 3339 time of the first occurrence. */
+  firstTimestamp?: string;
+  /** RFC 3339 time of the latest occurrence. */
+  lastTimestamp?: string;
+  /** Reporting component, e.g. `{ component: "kubelet" }`. */
+  source?: { component?: string; host?: string };
+}
+
+/** coordination.k8s.io/v1 Lease (leader election, node heartbeats). */
+export interface Lease extends KubeObject {
+  /** Desired state. */
+  spec?: {
+    /** Identity of the current holder. */
+    holderIdentity?: string;
+    /** Seconds the holder's lease lasts after `renewTime`. */
+    leaseDurationSeconds?: number;
+    /** RFC 3339 (micro) time the lease was acquired. */
+    acquireTime?: string;
+    /** RFC 3339 (micro) time the holder last renewed. */
+    renewTime?: string;
+    /** Times the lease changed hands. */
+    leaseTransitions?: number;
+    /** Other fields. */
+    [field: string]: unknown;
+  };
+}
