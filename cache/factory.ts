@@ -78,17 +78,46 @@ interface Entry {
  * `start` again starts only the informers asked for since. `shutdown` stops
  * every informer and waits for it; afterwards `start` does nothing.
  *
- * @example
- * ```ts ignore
- * // needs a cluster; see factory_test.ts for a runnable version
- * const factory = new SharedInformerFactory(client, { resyncPeriod: 0 });
- * const pods = factory.informerFor(Pods);
- * pods.addEventHandler({ onAdd: (pod) => console.log(pod.metadata.name) });
- * const ac = new AbortController();
- * factory.start(ac.signal);
- * await factory.waitForCacheSync(ac.signal);
- * console.log(factory.lister(Pods).namespaced("default").list().length);
- * await factory.shutdown();
+ * @example Cache pods and see your own write arrive
+ * ```ts
+ * import {
+ *   KubeClient,
+ *   KubeConfig,
+ *   type Pod,
+ *   Pods,
+ *   SharedInformerFactory,
+ * } from "@kubecache/core";
+ * import { FakeApiServer } from "@kubecache/core/testing";
+ * import assert from "node:assert/strict";
+ *
+ * // An embedded fake apiserver (a real HTTP server on 127.0.0.1); for a real
+ * // cluster, build the client from `await KubeConfig.load()` instead.
+ * await using server = await FakeApiServer.start();
+ * await using client = new KubeClient(
+ *   KubeConfig.fromOptions({ server: server.url }),
+ * );
+ * await using factory = new SharedInformerFactory(client, { resyncPeriod: 0 });
+ *
+ * const seen = Promise.withResolvers<Pod>();
+ * factory.informerFor(Pods).addEventHandler({
+ *   onAdd: (pod) => {
+ *     if (pod.metadata.name === "web-1") seen.resolve(pod);
+ *   },
+ * });
+ * const stop = new AbortController();
+ * factory.start(stop.signal);
+ * const synced = await factory.waitForCacheSync(stop.signal);
+ * assert.equal(synced.get(Pods), true);
+ *
+ * await client.create(Pods, {
+ *   metadata: { namespace: "default", name: "web-1" },
+ *   spec: { containers: [{ name: "web", image: "nginx" }] },
+ * });
+ * const pod = await seen.promise; // the informer has now seen the write
+ * assert.equal(pod.spec?.containers?.[0].image, "nginx");
+ * const cached = factory.lister(Pods).namespaced("default").list();
+ * assert.deepEqual(cached.map((p) => p.metadata.name), ["web-1"]);
+ * stop.abort(); // `await using` then shuts the factory, client and server down
  * ```
  */
 export class SharedInformerFactory implements AsyncDisposable {
