@@ -199,6 +199,42 @@ export function newSharedIndexInformer<T extends KubeObject>(
  * throws is reported through `onHandlerError` and keeps getting
  * notifications. Handlers must not modify the objects they get.
  *
+ * Waiting: `waitForCacheSync(signal, informer.hasSynced)` resolves once the
+ * first full list is in the cache (`hasSynced` is bound, so it can be passed
+ * as is, like client-go's `cache.WaitForCacheSync(stop, informer.HasSynced)`;
+ * `() => informer.hasSynced()` works too). A registration's `hasSynced`
+ * also waits until that handler got the initial list. Neither says anything
+ * about a write you made yourself: the cache catches up only when the watch
+ * delivers it. To wait until the informer has seen your own write, resolve a
+ * promise from a handler when the object (by key, or at least the
+ * `resourceVersion` the server returned) arrives, as below, or poll the
+ * lister (`getStore().getByKey(key)`) on a clock until it shows that version.
+ *
+ * @example Wait for the initial list, then for your own write
+ * ```ts
+ * import { newSharedIndexInformer, waitForCacheSync } from "@kubecache/core";
+ * import { FakeControllerSource } from "@kubecache/core/testing";
+ * import assert from "node:assert/strict";
+ * const source = new FakeControllerSource();
+ * const informer = newSharedIndexInformer(source);
+ * const seen = Promise.withResolvers<void>();
+ * informer.addEventHandler({
+ *   onAdd: (obj) => {
+ *     if (obj.metadata.name === "mine") seen.resolve();
+ *   },
+ * });
+ * const ac = new AbortController();
+ * const running = informer.run(ac.signal);
+ * assert.equal(await waitForCacheSync(ac.signal, informer.hasSynced), true);
+ * source.add({ metadata: { namespace: "default", name: "mine" } }); // "the write"
+ * // The watch delivers it asynchronously: not in the cache yet.
+ * assert.equal(informer.getStore().getByKey("default/mine"), undefined);
+ * await seen.promise;
+ * assert.ok(informer.getStore().getByKey("default/mine"));
+ * ac.abort();
+ * await running;
+ * ```
+ *
  * @typeParam T the object type
  */
 export class SharedIndexInformer<T extends KubeObject>
