@@ -13,8 +13,8 @@ import type {
   CronJob,
   DaemonSet,
   Deployment,
-  Event,
   Job,
+  KubeEvent,
   Lease,
   Namespace,
   Node,
@@ -174,7 +174,7 @@ export const Nodes: ResourceType<Node> = builtin<Node>(
   ],
 );
 /** core/v1 Event. */
-export const Events: ResourceType<Event> = builtin<Event>(
+export const Events: ResourceType<KubeEvent> = builtin<KubeEvent>(
   "v1",
   "Event",
   "events",

@@ -431,8 +431,11 @@ export interface CronJob extends KubeObject {
   };
 }
 
-/** core/v1 Event. */
-export interface Event extends KubeObject {
+/**
+ * core/v1 Event (named `KubeEvent` so it does not shadow the global DOM
+ * `Event` where it is imported).
+ */
+export interface KubeEvent extends KubeObject {
   /** The object the event is about. */
   involvedObject?: {
     kind?: string;
