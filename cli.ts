@@ -88,7 +88,9 @@ export async function main(
   argv: readonly string[],
   opts: CliOptions = {},
 ): Promise<number> {
-  const stdout = opts.stdout ?? writeLine(Deno.stdout);
+  // A closed stdout (`| head -3`) ends the watch quietly, as kubectl does.
+  const closed = new AbortController();
+  const stdout = untilBrokenPipe(opts.stdout ?? writeLine(Deno.stdout), closed);
   const stderr = opts.stderr ?? writeText(Deno.stderr);
   let args;
   try {
@@ -104,7 +106,8 @@ export async function main(
   }
   const stop = opts.signal ? { signal: opts.signal, dispose() {} } : onCtrlC();
   try {
-    return await watch(args, { ...opts, stdout, stderr, signal: stop.signal });
+    const signal = AbortSignal.any([stop.signal, closed.signal]);
+    return await watch(args, { ...opts, stdout, stderr, signal });
   } finally {
     stop.dispose();
   }
@@ -335,6 +338,25 @@ function onCtrlC(): { signal: AbortSignal; dispose(): void } {
     dispose: () => {
       for (const s of signals) Deno.removeSignalListener(s, handler);
     },
+  };
+}
+
+/**
+ * `write`, turned into a no-op once the reader has gone (BrokenPipe), which
+ * is then reported by aborting `closed`.
+ */
+function untilBrokenPipe(
+  write: (line: string) => void,
+  closed: AbortController,
+): (line: string) => void {
+  return (line) => {
+    if (closed.signal.aborted) return;
+    try {
+      write(line);
+    } catch (err) {
+      if (!(err instanceof Deno.errors.BrokenPipe)) throw err;
+      closed.abort();
+    }
   };
 }
 

@@ -366,3 +366,55 @@ Deno.test("main() --demo shows the demo cluster's pods and their changes", async
   assert.ok(m, err.lines[0]);
   assert.equal(m[2], m[1]);
 });
+
+Deno.test("main() stops quietly with exit code 0 when stdout is closed", async () => {
+  const lines: string[] = [];
+  const err = new Output();
+  const code = await main(
+    ["watch", "deployment.apps", "--demo", "-n", "shop"],
+    {
+      stdout: (line) => {
+        if (lines.length === 3) throw new Deno.errors.BrokenPipe("Broken pipe");
+        lines.push(line);
+      },
+      stderr: err.write,
+      stderrIsTerminal: false,
+      demoIntervalMs: 20,
+    },
+  );
+  assert.equal(code, 0);
+  assert.equal(lines.length, 3);
+  assert.deepEqual(err.lines.filter((l) => !l.startsWith("demo cluster")), []);
+});
+
+Deno.test("cli.ts piped into a reader that stops after 3 lines exits 0 quietly", async () => {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--allow-net=127.0.0.1",
+      new URL("./cli.ts", import.meta.url).pathname,
+      "watch",
+      "deployment.apps",
+      "--demo",
+      "-n",
+      "shop",
+    ],
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  // Read three lines, then close the pipe as `head -3` does.
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let text = "";
+  while (text.split("\n").length <= 3) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    text += value;
+  }
+  await reader.cancel();
+  const [status, stderr] = await Promise.all([
+    child.status,
+    new Response(child.stderr).text(),
+  ]);
+  assert.equal(status.code, 0, stderr);
+  assert.match(stderr, /^demo cluster at \S+ .*\n$/);
+});
