@@ -37,6 +37,7 @@ import { type PrintedEvent, WatchPrinter } from "./_cli/printer.ts";
 import { ListProgress, withProgress } from "./_cli/progress.ts";
 import {
   describeError,
+  type ErrorContext,
   isConnectError,
   kubeconfigUser,
 } from "./_cli/errors.ts";
@@ -128,6 +129,7 @@ async function watch(args: WatchArgs, opts: Resolved): Promise<number> {
     server: client.config.server,
     user: cluster.user,
     action: `list ${args.resource}`,
+    insecureSkipTlsVerify: client.config.tls.insecureSkipTlsVerify,
   };
   let type: ResourceType;
   const discovery = new Discovery(client);
@@ -207,7 +209,7 @@ async function run(
     args: WatchArgs;
     opts: Resolved;
     client: KubeClient;
-    context: { server: string; user?: string; action: string };
+    context: ErrorContext & { action: string };
   },
 ): Promise<number> {
   const { args, opts, client } = ctx;

@@ -20,6 +20,8 @@ export interface ErrorContext {
   action?: string;
   /** A resource name to suggest for an unknown one. */
   suggestion?: string;
+  /** The kubeconfig's `insecure-skip-tls-verify` (adds a hint to TLS failures). */
+  insecureSkipTlsVerify?: boolean;
 }
 
 /**
@@ -60,11 +62,25 @@ export function describeError(err: unknown, ctx: ErrorContext = {}): string {
     return `The API server${at} did not answer in time: ${err.message}`;
   }
   if (err instanceof TypeError && isConnectError(err)) {
-    return `Cannot reach the API server${at}: ${
-      connectReason(fetchMessage(err))
-    }`;
+    const message = fetchMessage(err);
+    return `Cannot reach the API server${at}: ${connectReason(message)}` +
+      (ctx.insecureSkipTlsVerify && isTlsMessage(message)
+        ? insecureHint(ctx.server)
+        : "");
   }
   return err instanceof Error ? err.message : String(err);
+}
+
+/** Deno's fetch cannot skip verification per client: say how to, per process. */
+function insecureHint(server: string | undefined): string {
+  let host = "<host>";
+  try {
+    if (server) host = new URL(server).hostname;
+  } catch {
+    // Not a URL: keep the placeholder.
+  }
+  return ` (the kubeconfig sets insecure-skip-tls-verify, which Deno cannot ` +
+    `apply per client: run deno with --unsafely-ignore-certificate-errors=${host})`;
 }
 
 /** Whether fetch failed to connect (refused, DNS, TLS, reset). */
@@ -80,10 +96,15 @@ function fetchMessage(err: Error): string {
   return `${err.message} ${cause}`;
 }
 
+function isTlsMessage(message: string): boolean {
+  return /certificate|tls|ssl/i.test(message);
+}
+
 function connectReason(message: string): string {
   if (/refused/i.test(message)) return "connection refused";
+  // Before DNS: certificate errors name the certificate's `DnsName(...)`.
+  if (isTlsMessage(message)) return "TLS handshake failed";
   if (/dns|lookup|resolve/i.test(message)) return "host name not found";
-  if (/certificate|tls|ssl/i.test(message)) return "TLS handshake failed";
   if (/reset/i.test(message)) return "connection reset";
   return message.trim();
 }
