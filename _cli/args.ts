@@ -63,7 +63,7 @@ Flags:
   -l, --selector SELECTOR    label selector, e.g. app=web,tier!=db
       --field-selector F     field selector, e.g. spec.nodeName=node-1
   -o, --output FORMAT        table (default), wide, json or name
-      --kubeconfig PATH      kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)
+      --kubeconfig PATH      kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)
       --context NAME         kubeconfig context (default: the current context)
       --demo                 watch an embedded demo cluster with a simulated workload
   -h, --help                 show this help

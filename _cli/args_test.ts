@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { parseArgs, UsageError } from "./args.ts";
+import { parseArgs, USAGE, UsageError } from "./args.ts";
 
 Deno.test("parseArgs() reads kubectl-style flags", () => {
   assert.deepEqual(
@@ -64,4 +64,12 @@ Deno.test("parseArgs() rejects bad command lines with a reason", () => {
       return true;
     });
   }
+});
+
+Deno.test("USAGE gives the --kubeconfig default order as KubeConfig.load() follows it", () => {
+  const line = USAGE.split("\n").find((l) => l.includes("--kubeconfig PATH"));
+  assert.match(
+    line ?? "",
+    /\(default: \$KUBECONFIG, then ~\/\.kube\/config, then in-cluster\)$/,
+  );
 });
