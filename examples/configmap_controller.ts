@@ -10,25 +10,15 @@
  * @module
  */
 
-import {
-  ConfigMaps,
-  KubeClient,
-  KubeConfig,
-  type KubeObject,
-  SharedInformerFactory,
-} from "../mod.ts";
-import { startDemoCluster } from "../testing/mod.ts";
+import { ConfigMaps, type KubeObject, SharedInformerFactory } from "../mod.ts";
+import { connect } from "./_connect.ts";
 
 type ConfigMap = KubeObject & { data?: Record<string, string> };
 const ANNOTATION = "kubecache.dev/data-hash";
 
-await using demo = Deno.args.includes("--demo")
-  ? await startDemoCluster()
-  : undefined;
-const config = demo
-  ? KubeConfig.fromOptions({ server: demo.url })
-  : await KubeConfig.load();
-await using client = new KubeClient(config);
+// --demo: the embedded demo cluster; else your kubeconfig's cluster.
+await using connection = await connect(Deno.args);
+const { client } = connection;
 await using factory = new SharedInformerFactory(client);
 
 async function hashOf(cm: ConfigMap): Promise<string> {

@@ -9,25 +9,19 @@
  */
 
 import {
-  KubeClient,
-  KubeConfig,
   type KubeObject,
   listWatch,
   newSharedIndexInformer,
   Pods,
   waitForCacheSync,
 } from "../mod.ts";
-import { startDemoCluster } from "../testing/mod.ts";
+import { connect } from "./_connect.ts";
 
 type Pod = KubeObject & { spec?: { nodeName?: string } };
 
-await using demo = Deno.args.includes("--demo")
-  ? await startDemoCluster()
-  : undefined;
-const config = demo
-  ? KubeConfig.fromOptions({ server: demo.url })
-  : await KubeConfig.load();
-await using client = new KubeClient(config);
+// --demo: the embedded demo cluster; else your kubeconfig's cluster.
+await using connection = await connect(Deno.args);
+const { client } = connection;
 
 const informer = newSharedIndexInformer<Pod>(listWatch(client, Pods), {
   indexers: {

@@ -57,3 +57,67 @@ Deno.test("examples/custom_index.ts lists pods by node through the byNode index"
   const listed = output.split("\n").filter((l) => l.startsWith("  ")).length;
   assert.equal(listed, counts.reduce((n, m) => n + Number(m[2]), 0));
 });
+
+/** Runs an example without --demo under `env`; returns its exit code and stderr. */
+async function runWithout(
+  file: string,
+  env: Record<string, string>,
+): Promise<{ code: number; stderr: string }> {
+  const { code, stderr } = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", new URL(file, import.meta.url).pathname],
+    env,
+    clearEnv: true,
+    stdout: "null",
+    stderr: "piped",
+  }).output();
+  return { code, stderr: new TextDecoder().decode(stderr) };
+}
+
+Deno.test("examples end with one error line, exit 1, without a cluster", async (t) => {
+  const home = await Deno.makeTempDir();
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (listener.addr as Deno.NetAddr).port;
+  listener.close();
+  const kubeconfig = `${home}/config`;
+  await Deno.writeTextFile(
+    kubeconfig,
+    `apiVersion: v1
+kind: Config
+clusters: [{ name: c, cluster: { server: "http://127.0.0.1:${port}" } }]
+users: [{ name: u, user: {} }]
+contexts: [{ name: c, context: { cluster: c, user: u } }]
+current-context: c
+`,
+  );
+  const hint = / \(run with --demo to use the embedded cluster\)\n$/;
+  for (
+    const file of [
+      "watch_pods.ts",
+      "configmap_controller.ts",
+      "custom_index.ts",
+    ]
+  ) {
+    await t.step(`${file}, no kubeconfig`, async () => {
+      const { code, stderr } = await runWithout(file, { HOME: home });
+      assert.equal(code, 1, stderr);
+      assert.match(stderr, /^error: Cannot find a Kubernetes config/);
+      assert.match(
+        stderr,
+        /\(or use --demo to watch an embedded demo cluster\)\n$/,
+      );
+      assert.equal(stderr.split("--demo").length, 2, "one hint");
+      assert.equal(stderr.split("\n").length, 2, stderr);
+    });
+  }
+  await t.step("custom_index.ts, unreachable server", async () => {
+    const { code, stderr } = await runWithout("custom_index.ts", {
+      HOME: home,
+      KUBECONFIG: kubeconfig,
+    });
+    assert.equal(code, 1, stderr);
+    assert.match(stderr, /^error: .*127\.0\.0\.1/);
+    assert.match(stderr, hint);
+    assert.equal(stderr.split("\n").length, 2, stderr);
+  });
+  await Deno.remove(home, { recursive: true });
+});
