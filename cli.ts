@@ -78,7 +78,7 @@ export interface CliOptions {
  *
  * @example Print the usage
  * ```ts
- * import { main } from "./cli.ts";
+ * import { main } from "@kubecache/core/cli";
  * import assert from "node:assert/strict";
  * const out: string[] = [];
  * assert.equal(await main(["--help"], { stdout: (l) => out.push(l) }), 0);
