@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { deferred } from "./_test_util.ts";
 import { FakeClock } from "../testing/fake_clock.ts";
 import type { ResourceEventHandler } from "./controller.ts";
 import {
@@ -47,12 +48,6 @@ class Recorder implements ResourceEventHandler<KubeObject> {
     if (this.events.length >= n) return Promise.resolve();
     return new Promise((resolve) => this.#waiters.push({ n, resolve }));
   }
-}
-
-function deferred(): { promise: Promise<void>; resolve: () => void } {
-  let resolve!: () => void;
-  const promise = new Promise<void>((r) => resolve = r);
-  return { promise, resolve };
 }
 
 function processor(

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { eventually, stepUntil } from "./_test_util.ts";
 import { FakeClock } from "../testing/fake_clock.ts";
 import { FakeControllerSource } from "../testing/fake_controller_source.ts";
 import {
@@ -16,28 +17,6 @@ import {
 } from "./keys.ts";
 import type { KubeObject } from "./object.ts";
 import { newStore } from "./store.ts";
-
-/** Yield to timers and I/O until `cond` holds; fail instead of hanging. */
-async function eventually(cond: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 1_000; i++) {
-    if (cond()) return;
-    await new Promise((resolve) => setTimeout(resolve, 0));
-  }
-  assert.fail(`Timed out waiting for ${what}`);
-}
-
-/** Step the fake clock (firing backoff timers) until `cond` holds. */
-async function stepUntil(
-  clock: FakeClock,
-  cond: () => boolean,
-  what: string,
-): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    if (cond()) return;
-    await clock.step(1_000);
-  }
-  assert.fail(`Timed out waiting for ${what}`);
-}
 
 interface Pod extends KubeObject {
   spec?: unknown;

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { deferred, eventually, stepUntil } from "./_test_util.ts";
 import { FakeClock } from "../testing/fake_clock.ts";
 import { FakeControllerSource } from "../testing/fake_controller_source.ts";
 import { StatusError } from "../client/rest.ts";
@@ -20,34 +21,6 @@ interface Pod extends KubeObject {
 
 function pod(name: string, spec: Pod["spec"] = {}, ns = "ns"): Pod {
   return { metadata: { namespace: ns, name }, spec };
-}
-
-/** Yield to timers and I/O until `cond` holds; fail instead of hanging. */
-async function eventually(cond: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 1_000; i++) {
-    if (cond()) return;
-    await new Promise((resolve) => setTimeout(resolve, 0));
-  }
-  assert.fail(`Timed out waiting for ${what}`);
-}
-
-/** Step the fake clock (firing backoff timers) until `cond` holds. */
-async function stepUntil(
-  clock: FakeClock,
-  cond: () => boolean,
-  what: string,
-): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    if (cond()) return;
-    await clock.step(1_000);
-  }
-  assert.fail(`Timed out waiting for ${what}`);
-}
-
-function deferred(): { promise: Promise<void>; resolve: () => void } {
-  let resolve!: () => void;
-  const promise = new Promise<void>((r) => resolve = r);
-  return { promise, resolve };
 }
 
 /** A handler recording notifications as strings. */
