@@ -280,3 +280,35 @@ Deno.test("decodeWatch() keeps the events before invalid UTF-8 that follows a sp
   assert.ok(error instanceof WatchDecodeError);
   assert.equal(error.kind, "InvalidUtf8");
 });
+
+// Later whole-character chunks take the lenient-decoder fast path: it must
+// give exactly what the fatal decoder gives.
+Deno.test("decodeWatch() strips only a leading BOM and keeps U+FEFF and U+FFFD inside later chunks", async () => {
+  const text = "\uFEFF" + line("ADDED", "a") + line("ADDED", "\uFEFFb") +
+    line("ADDED", "c\uFFFD");
+  const bytes = enc.encode(text);
+  const feff = bytes.indexOf(0xef, 3); // the second U+FEFF starts a chunk
+  const fffd = bytes.indexOf(0xef, feff + 3) - 1; // so does "c\uFFFD"
+  const { body } = scripted(cut(bytes, [feff, fffd]));
+  const { events, error } = await collect(decodeWatch(body));
+  assert.equal(error, undefined);
+  assert.deepEqual(names(events), [
+    "ADDED:a",
+    "ADDED:\uFEFFb",
+    "ADDED:c\uFFFD",
+  ]);
+});
+
+Deno.test("decodeWatch() rejects invalid UTF-8 in a later whole-character chunk", async () => {
+  const bad = new Uint8Array([
+    ...enc.encode(line("ADDED", "b")),
+    ...enc.encode('{"type":"ADDED","object":{"x":"'),
+    0xff,
+    ...enc.encode('"}}\n'),
+  ]);
+  const { body } = scripted([enc.encode(line("ADDED", "a")), bad]);
+  const { events, error } = await collect(decodeWatch(body));
+  assert.deepEqual(names(events), ["ADDED:a", "ADDED:b"]);
+  assert.ok(error instanceof WatchDecodeError);
+  assert.equal(error.kind, "InvalidUtf8");
+});
