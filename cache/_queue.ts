@@ -1,6 +1,8 @@
 // Internal building blocks shared by FIFO, DeltaFIFO and Heap: an O(1) key
 // queue, a broadcast wake-up (Go's sync.Cond), a pop serialiser (the queue
-// lock client-go holds while `process` runs).
+// lock client-go holds while `process` runs) and the requeue rule of pop.
+
+import { type PopProcessFunc, RequeueError } from "./fifo.ts";
 
 /** Below this many consumed slots the ring never compacts. */
 const COMPACT_MIN = 1024;
@@ -96,4 +98,30 @@ export class Serial {
     this.#tail = result.then(done, done);
     return result;
   }
+}
+
+/**
+ * Run a pop's `process` on `item` with the requeue rule of `Queue.pop`: a
+ * {@link RequeueError} calls `requeue` and then rethrows its cause (if any);
+ * any other error propagates. Returns a promise only when `process` did, so
+ * a synchronous process costs the pop no extra tick.
+ */
+export function processOrRequeue<P>(
+  process: PopProcessFunc<P>,
+  item: P,
+  opts: { isInInitialList: boolean; requeue: () => void },
+): Promise<void> | undefined {
+  const onError = (err: unknown): void => {
+    if (!(err instanceof RequeueError)) throw err;
+    opts.requeue();
+    if (err.cause !== undefined) throw err.cause;
+  };
+  let pending: void | Promise<void>;
+  try {
+    pending = process(item, opts.isInInitialList);
+  } catch (err) {
+    onError(err);
+    return undefined;
+  }
+  return pending === undefined ? undefined : pending.then(undefined, onError);
 }

@@ -11,13 +11,8 @@ import {
   type KeyFunc,
   metaNamespaceKeyFunc,
 } from "./keys.ts";
-import {
-  FIFOClosedError,
-  type PopProcessFunc,
-  type Queue,
-  RequeueError,
-} from "./fifo.ts";
-import { KeyRing, Serial, Wakeup } from "./_queue.ts";
+import { FIFOClosedError, type PopProcessFunc, type Queue } from "./fifo.ts";
+import { KeyRing, processOrRequeue, Serial, Wakeup } from "./_queue.ts";
 import { computeKey } from "./store.ts";
 
 /**
@@ -432,13 +427,11 @@ export class DeltaFIFO<T> implements Queue<T, Deltas<T>> {
     this.#items.delete(key);
     const isInInitialList = !this.hasSynced();
     try {
-      // Await only a promise: a sync process costs no extra tick.
-      const pending = process(deltas, isInInitialList);
+      const pending = processOrRequeue(process, deltas, {
+        isInInitialList,
+        requeue: () => this.#addIfNotPresent(key, deltas),
+      });
       if (pending !== undefined) await pending;
-    } catch (err) {
-      if (!(err instanceof RequeueError)) throw err;
-      this.#addIfNotPresent(key, deltas);
-      if (err.cause !== undefined) throw err.cause;
     } finally {
       // Counted down after process, so hasSynced() turns true only once the
       // last initial item has been handled (client-go holds its lock).

@@ -7,7 +7,7 @@
  */
 
 import type { DeletedFinalStateUnknown, KeyFunc } from "./keys.ts";
-import { KeyRing, Serial, Wakeup } from "./_queue.ts";
+import { KeyRing, processOrRequeue, Serial, Wakeup } from "./_queue.ts";
 import { computeKey } from "./store.ts";
 
 /**
@@ -340,13 +340,11 @@ export class FIFO<T> implements Queue<T> {
       this.#items.delete(key);
       const isInInitialList = !this.hasSynced();
       try {
-        // Await only a promise: a sync process costs no extra tick.
-        const pending = process(item, isInInitialList);
+        const pending = processOrRequeue(process, item, {
+          isInInitialList,
+          requeue: () => this.#addIfNotPresent(key, item),
+        });
         if (pending !== undefined) await pending;
-      } catch (err) {
-        if (!(err instanceof RequeueError)) throw err;
-        this.#addIfNotPresent(key, item);
-        if (err.cause !== undefined) throw err.cause;
       } finally {
         // Counted down after process, so hasSynced() turns true only once
         // the last initial item has been handled (client-go holds its lock).
