@@ -4,6 +4,9 @@
 
 import assert from "node:assert/strict";
 import type { FakeClock } from "../testing/fake_clock.ts";
+import type { ResourceEventHandler } from "./controller.ts";
+import { DeletedFinalStateUnknown } from "./keys.ts";
+import type { KubeObject } from "./object.ts";
 
 /** Yield to timers and I/O until `cond` holds; fail instead of hanging. */
 export async function eventually(
@@ -35,4 +38,23 @@ export function deferred(): { promise: Promise<void>; resolve: () => void } {
   let resolve!: () => void;
   const promise = new Promise<void>((r) => resolve = r);
   return { promise, resolve };
+}
+
+/** A handler recording notifications as strings ("add a initial", "tombstone ns/a"). */
+export function recorder<T extends KubeObject>():
+  & ResourceEventHandler<T>
+  & { events: string[] } {
+  const events: string[] = [];
+  return {
+    events,
+    onAdd: (o, initial) =>
+      void events.push(`add ${o.metadata.name}${initial ? " initial" : ""}`),
+    onUpdate: (_o, n) => void events.push(`update ${n.metadata.name}`),
+    onDelete: (o) =>
+      void events.push(
+        o instanceof DeletedFinalStateUnknown
+          ? `tombstone ${o.key}`
+          : `delete ${o.metadata.name}`,
+      ),
+  };
 }

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { eventually, stepUntil } from "./_test_util.ts";
+import { eventually, recorder, stepUntil } from "./_test_util.ts";
 import { FakeClock } from "../testing/fake_clock.ts";
 import { FakeControllerSource } from "../testing/fake_controller_source.ts";
 import {
@@ -7,7 +7,6 @@ import {
   FilteringResourceEventHandler,
   newIndexerInformer,
   newInformer,
-  type ResourceEventHandler,
 } from "./controller.ts";
 import { DeltaFIFO } from "./delta_fifo.ts";
 import { metaNamespaceIndexFunc, NAMESPACE_INDEX } from "./index.ts";
@@ -24,23 +23,6 @@ interface Pod extends KubeObject {
 
 function pod(name: string, extra: Record<string, unknown> = {}): Pod {
   return { metadata: { namespace: "ns", name }, ...extra };
-}
-
-/** Records notifications as strings. */
-function recorder(): ResourceEventHandler<Pod> & { events: string[] } {
-  const events: string[] = [];
-  return {
-    events,
-    onAdd: (o, initial) =>
-      void events.push(`add ${o.metadata.name}${initial ? " initial" : ""}`),
-    onUpdate: (_o, n) => void events.push(`update ${n.metadata.name}`),
-    onDelete: (o) =>
-      void events.push(
-        o instanceof DeletedFinalStateUnknown
-          ? `tombstone ${o.key}`
-          : `delete ${o.metadata.name}`,
-      ),
-  };
 }
 
 // client-go controller_test.go Example(): a controller that deletes every
@@ -85,7 +67,7 @@ Deno.test("newInformer() keeps the store in sync and notifies adds, updates and 
   const source = new FakeControllerSource<Pod>();
   source.add(pod("a"));
   source.add(pod("b"));
-  const h = recorder();
+  const h = recorder<Pod>();
   const { store, controller } = newInformer(source, h, {
     clock: new FakeClock(),
   });
@@ -112,7 +94,7 @@ Deno.test("newInformer() reports a missed delete found by a relist as a tombston
   const source = new FakeControllerSource();
   source.add(pod("a"));
   source.add(pod("b"));
-  const h = recorder();
+  const h = recorder<Pod>();
   const watchErrors: unknown[] = [];
   const { store, controller } = newInformer(source, h, {
     clock,
@@ -215,7 +197,7 @@ Deno.test("newInformer() resyncs every resyncPeriod on the clock", async () => {
   const clock = new FakeClock();
   const source = new FakeControllerSource();
   source.add(pod("a"));
-  const h = recorder();
+  const h = recorder<Pod>();
   const { controller } = newInformer(source, h, {
     clock,
     resyncPeriod: 30_000,
@@ -261,7 +243,7 @@ Deno.test("Controller.run() reports process errors and keeps popping", async () 
 });
 
 Deno.test("FilteringResourceEventHandler turns updates across the filter into adds and deletes", () => {
-  const h = recorder();
+  const h = recorder<Pod>();
   const web = (name: string, on: boolean): Pod => ({
     metadata: { namespace: "ns", name, labels: on ? { app: "web" } : {} },
   });

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { deferred, eventually, stepUntil } from "./_test_util.ts";
+import { deferred, eventually, recorder, stepUntil } from "./_test_util.ts";
 import { FakeClock } from "../testing/fake_clock.ts";
 import { FakeControllerSource } from "../testing/fake_controller_source.ts";
 import { StatusError } from "../client/rest.ts";
@@ -21,23 +21,6 @@ interface Pod extends KubeObject {
 
 function pod(name: string, spec: Pod["spec"] = {}, ns = "ns"): Pod {
   return { metadata: { namespace: ns, name }, spec };
-}
-
-/** A handler recording notifications as strings. */
-function recorder(): ResourceEventHandler<Pod> & { events: string[] } {
-  const events: string[] = [];
-  return {
-    events,
-    onAdd: (o, initial) =>
-      void events.push(`add ${o.metadata.name}${initial ? " initial" : ""}`),
-    onUpdate: (_o, n) => void events.push(`update ${n.metadata.name}`),
-    onDelete: (o) =>
-      void events.push(
-        o instanceof DeletedFinalStateUnknown
-          ? `tombstone ${o.key}`
-          : `delete ${o.metadata.name}`,
-      ),
-  };
 }
 
 /** A running informer over a fake source, stopped by `stop()`. */
@@ -66,8 +49,8 @@ Deno.test("SharedIndexInformer delivers initial adds, then changes in order, to 
   const source = new FakeControllerSource<Pod>();
   source.add(pod("a"));
   source.add(pod("b"));
-  const h1 = recorder();
-  const h2 = recorder();
+  const h1 = recorder<Pod>();
+  const h2 = recorder<Pod>();
   const { informer, stop } = start(source, {}, (i) => {
     i.addEventHandler(h1);
     i.addEventHandler(h2);
@@ -101,7 +84,7 @@ Deno.test("SharedIndexInformer: a slow handler blocks neither another handler no
   const source = new FakeControllerSource<Pod>();
   const stuck = deferred();
   let slowCalls = 0;
-  const fast = recorder();
+  const fast = recorder<Pod>();
   const { informer, stop } = start(source, {}, (i) => {
     i.addEventHandler({
       onAdd: () => {
@@ -155,7 +138,7 @@ Deno.test("SharedIndexInformer: a late handler first gets every cached object wi
   const { informer, stop } = start(source);
   await eventually(() => informer.hasSynced(), "sync");
   const gate = deferred();
-  const late = recorder();
+  const late = recorder<Pod>();
   const reg = informer.addEventHandler({
     ...late,
     onAdd: async (o, initial) => {
@@ -194,7 +177,7 @@ Deno.test("SharedIndexInformer: a relist's new objects are not initial, missed d
   const source = new FakeControllerSource<Pod>();
   source.add(pod("a"));
   source.add(pod("b"));
-  const h = recorder();
+  const h = recorder<Pod>();
   const watchErrors: unknown[] = [];
   const { informer, stop } = start(source, {
     clock,
@@ -227,8 +210,8 @@ Deno.test("SharedIndexInformer: a relist's new objects are not initial, missed d
 
 Deno.test("SharedIndexInformer.removeEventHandler() stops delivery to that handler only", async () => {
   const source = new FakeControllerSource<Pod>();
-  const removed = recorder();
-  const kept = recorder();
+  const removed = recorder<Pod>();
+  const kept = recorder<Pod>();
   let reg!: ReturnType<SharedIndexInformer<Pod>["addEventHandler"]>;
   const { informer, stop } = start(source, {}, (i) => {
     reg = i.addEventHandler(removed);
@@ -251,7 +234,7 @@ Deno.test("SharedIndexInformer resyncs each handler at its own period", async ()
   const source = new FakeControllerSource<Pod>();
   source.add(pod("a"));
   source.add(pod("b"));
-  const hs = [recorder(), recorder(), recorder()];
+  const hs = [recorder<Pod>(), recorder<Pod>(), recorder<Pod>()];
   const { informer, stop } = start(
     source,
     { clock, resyncPeriod: 1_000 },
@@ -300,7 +283,7 @@ Deno.test("SharedIndexInformer raises a late handler's resync period to the chec
     () => informer.hasSynced() && source.openWatches() === 1,
     "sync",
   );
-  const h = recorder();
+  const h = recorder<Pod>();
   informer.addEventHandler(h, { resyncPeriod: 2_000 });
   await eventually(() => h.events.length === 1, "the initial add");
   await clock.step(9_000);
@@ -316,7 +299,7 @@ Deno.test("SharedIndexInformer without a resync period never resyncs", async () 
   const clock = new FakeClock(0);
   const source = new FakeControllerSource<Pod>();
   source.add(pod("a"));
-  const h = recorder();
+  const h = recorder<Pod>();
   const { informer, stop } = start(source, { clock }, (i) => {
     i.addEventHandler(h, { resyncPeriod: 1_000 });
   });
