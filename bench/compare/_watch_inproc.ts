@@ -1,23 +1,40 @@
 /**
- * Watch throughput without the network: the same bytes of a watch stream
- * (E MODIFIED events of ~4 KB pods, in 64 KiB chunks, as a socket would
- * deliver them) decoded and applied by kubecache's informer (the watch
- * decoder KubeClient uses → Reflector → DeltaFIFO → indexer → a no-op
- * handler) and by the raw baseline (TextDecoderStream, split lines,
- * JSON.parse, Map.set). The HTTP comparison is bounded by how fast the
- * FakeApiServer writes (one chunk per event); this one measures the client.
+ * Informer cost without the network, kubecache against a raw baseline.
  *
- * Usage: deno run -A --v8-flags=--expose-gc bench/compare/_watch_inproc.ts
- *          --impl raw|kubecache --events E
- * Prints one JSON line `{impl, events, eventsPerSec}`.
+ * `--mode watch` (default): the same bytes of a watch stream (E MODIFIED
+ * events of ~4 KB pods, in 64 KiB chunks, as a socket would deliver them)
+ * decoded and applied by kubecache's informer (the watch decoder KubeClient
+ * uses → Reflector → DeltaFIFO → indexer → a no-op handler) and by the raw
+ * baseline (TextDecoderStream, split lines, JSON.parse, Map.set); `decode`
+ * is the watch decoder alone (then Map.set), the floor of the informer. The HTTP
+ * comparison is bounded by how fast the FakeApiServer writes (one chunk per
+ * event); this one measures the client.
+ *
+ * `--mode sync`: the initial sync of P pods served as JSON pages of 500
+ * (what `KubeClient.list` hands over after `JSON.parse`): kubecache's
+ * informer (Reflector paging → DeltaFIFO.replace → pops → indexer → a no-op
+ * `onAdd`, until it has synced) against the raw baseline (JSON.parse each
+ * page, Map.set each item).
+ *
+ * Usage: deno run -A [--v8-flags=--expose-gc] bench/compare/_watch_inproc.ts
+ *          --impl raw|decode|kubecache|both [--mode watch|sync] [--events E]
+ *          [--pods P] [--rounds N]
+ *
+ * With `--rounds N` each implementation runs N timed rounds in this process
+ * (`both` alternates raw and kubecache round by round) and the medians are
+ * reported. Prints one JSON line: `{impl, events, eventsPerSec, ...}` for
+ * watch, `{impl, pods, syncMs, syncCpuMs, ...}` for sync; with `both`,
+ * `{impl: "both", raw, kubecache, ratio}` where ratio is kubecache/raw of
+ * events/s (watch) or of CPU ms (sync).
  *
  * @module
  */
 
+import process from "node:process";
 import { decodeWatch } from "../../client/watch.ts";
 import { newSharedIndexInformer } from "../../cache/shared_informer.ts";
 import type { KubeObject } from "../../cache/object.ts";
-import type { ListerWatcher } from "../../cache/listwatch.ts";
+import type { ListerWatcher, ObjectList } from "../../cache/listwatch.ts";
 import {
   makePod,
   Rng,
@@ -25,19 +42,24 @@ import {
   scheduled,
 } from "../../testing/_demo_objects.ts";
 
-function arg(name: string): string {
+function arg(name: string, fallback?: string): string {
   const i = Deno.args.indexOf(name);
-  if (i < 0) throw new Error(`Missing flag ${name}`);
-  return Deno.args[i + 1];
+  if (i >= 0) return Deno.args[i + 1];
+  if (fallback !== undefined) return fallback;
+  throw new Error(`Missing flag ${name}`);
 }
 
 const impl = arg("--impl");
-const events = Number(arg("--events"));
+const mode = arg("--mode", "watch");
+const events = Number(arg("--events", "20000"));
+const syncPods = Number(arg("--pods", "10000"));
+const rounds = Number(arg("--rounds", "1"));
 const PODS = 1000;
 const CHUNK = 64 * 1024;
+const PAGE = 500;
 
-/** PODS pods, and E MODIFIED events cycling over them, as NDJSON chunks. */
-function workload(): { pods: KubeObject[]; chunks: Uint8Array[] } {
+/** PODS distinct realistic pods (~4.5 KB of JSON each). */
+function basePods(): KubeObject[] {
   const rng = new Rng(3);
   const now = Date.now();
   const pods: KubeObject[] = [];
@@ -61,6 +83,11 @@ function workload(): { pods: KubeObject[]; chunks: Uint8Array[] } {
     ready.metadata.resourceVersion = String(i + 1);
     pods.push(ready);
   }
+  return pods;
+}
+
+/** E MODIFIED events cycling over `pods`, as NDJSON chunks. */
+function watchChunks(pods: KubeObject[]): Uint8Array[] {
   const text: string[] = [];
   for (let k = 0; k < events; k++) {
     const pod = pods[k % PODS];
@@ -79,7 +106,30 @@ function workload(): { pods: KubeObject[]; chunks: Uint8Array[] } {
   for (let off = 0; off < bytes.length; off += CHUNK) {
     chunks.push(bytes.subarray(off, off + CHUNK));
   }
-  return { pods, chunks };
+  return chunks;
+}
+
+/** `syncPods` pods (the base pods under new names) as list pages of JSON. */
+function listPages(pods: KubeObject[]): string[] {
+  const pages: string[] = [];
+  for (let start = 0; start < syncPods; start += PAGE) {
+    const items = [];
+    for (let i = start; i < Math.min(start + PAGE, syncPods); i++) {
+      const pod = pods[i % PODS];
+      items.push({
+        ...pod,
+        metadata: { ...pod.metadata, name: `${pod.metadata.name}-${i}` },
+      });
+    }
+    const next = start + PAGE < syncPods ? String(pages.length + 1) : "";
+    pages.push(JSON.stringify({
+      kind: "PodList",
+      apiVersion: "v1",
+      metadata: { resourceVersion: String(PODS), continue: next },
+      items,
+    }));
+  }
+  return pages;
 }
 
 function streamOf(chunks: Uint8Array[]): ReadableStream<Uint8Array> {
@@ -94,10 +144,24 @@ function streamOf(chunks: Uint8Array[]): ReadableStream<Uint8Array> {
 
 const keyOf = (o: KubeObject) => `${o.metadata.namespace}/${o.metadata.name}`;
 
-async function raw(chunks: Uint8Array[]): Promise<number> {
+/** Wall and CPU time (ms) of one timed run. */
+interface Timing {
+  ms: number;
+  cpuMs: number;
+}
+
+function cpuMs(): number {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+}
+
+// ---- watch -----------------------------------------------------------------
+
+async function rawWatch(chunks: Uint8Array[]): Promise<Timing> {
   const map = new Map<string, KubeObject>();
   let n = 0;
   const t0 = performance.now();
+  const c0 = cpuMs();
   let tail = "";
   for await (
     const chunk of streamOf(chunks).pipeThrough(new TextDecoderStream())
@@ -113,17 +177,32 @@ async function raw(chunks: Uint8Array[]): Promise<number> {
     tail = buf.slice(start);
   }
   if (n !== events) throw new Error(`Raw saw ${n} of ${events} events`);
-  return performance.now() - t0;
+  return { ms: performance.now() - t0, cpuMs: cpuMs() - c0 };
 }
 
-async function kubecache(
+/** The watch decoder alone (decodeWatch, then Map.set): the informer's floor. */
+async function decodeOnlyWatch(chunks: Uint8Array[]): Promise<Timing> {
+  const map = new Map<string, KubeObject>();
+  let n = 0;
+  const t0 = performance.now();
+  const c0 = cpuMs();
+  for await (const ev of decodeWatch(streamOf(chunks))) {
+    if (ev.type === "ERROR") throw new Error("Unexpected ERROR event");
+    map.set(keyOf(ev.object), ev.object);
+    n++;
+  }
+  if (n !== events) throw new Error(`Decode saw ${n} of ${events} events`);
+  return { ms: performance.now() - t0, cpuMs: cpuMs() - c0 };
+}
+
+async function kubecacheWatch(
   pods: KubeObject[],
   chunks: Uint8Array[],
-): Promise<number> {
+): Promise<Timing> {
   let t0 = 0;
+  let c0 = 0;
   let updates = 0;
-  let resolve!: () => void;
-  const done = new Promise<void>((r) => (resolve = r));
+  const done = Promise.withResolvers<void>();
   const lw: ListerWatcher<KubeObject> = {
     list: () =>
       Promise.resolve({
@@ -132,28 +211,155 @@ async function kubecache(
       }),
     watch: (_opts, signal) => {
       t0 = performance.now();
+      c0 = cpuMs();
       return Promise.resolve(decodeWatch(streamOf(chunks), { signal }));
     },
   };
   const informer = newSharedIndexInformer(lw);
   informer.addEventHandler({
     onUpdate: () => {
-      if (++updates === events) resolve();
+      if (++updates === events) done.resolve();
     },
   });
   const stop = new AbortController();
   const running = informer.run(stop.signal);
-  await done;
-  const ms = performance.now() - t0;
+  await done.promise;
+  const timing = { ms: performance.now() - t0, cpuMs: cpuMs() - c0 };
   stop.abort();
   await running;
-  return ms;
+  return timing;
 }
 
-const { pods, chunks } = workload();
-const ms = impl === "raw" ? await raw(chunks) : await kubecache(pods, chunks);
-console.log(JSON.stringify({
-  impl,
-  events,
-  eventsPerSec: Math.round(events / (ms / 1000)),
-}));
+// ---- sync ------------------------------------------------------------------
+
+function rawSync(pages: string[]): Promise<Timing> {
+  const t0 = performance.now();
+  const c0 = cpuMs();
+  const map = new Map<string, KubeObject>();
+  for (const page of pages) {
+    const list: ObjectList<KubeObject> = JSON.parse(page);
+    for (const item of list.items) map.set(keyOf(item), item);
+  }
+  if (map.size !== syncPods) {
+    throw new Error(`Raw stored ${map.size} of ${syncPods} pods`);
+  }
+  return Promise.resolve({ ms: performance.now() - t0, cpuMs: cpuMs() - c0 });
+}
+
+async function kubecacheSync(pages: string[]): Promise<Timing> {
+  let adds = 0;
+  const done = Promise.withResolvers<void>();
+  const lw: ListerWatcher<KubeObject> = {
+    list: (opts) => {
+      const page = Number(opts.continue ?? "0");
+      return Promise.resolve(JSON.parse(pages[page]));
+    },
+    // The watch waits quietly until the informer stops.
+    watch: (_opts, signal) =>
+      Promise.resolve({
+        [Symbol.asyncIterator]: () => ({
+          next: () =>
+            new Promise<IteratorResult<never>>((resolve) => {
+              signal?.addEventListener(
+                "abort",
+                () => resolve({ done: true, value: undefined }),
+                { once: true },
+              );
+            }),
+        }),
+      }),
+  };
+  const t0 = performance.now();
+  const c0 = cpuMs();
+  const informer = newSharedIndexInformer(lw);
+  informer.addEventHandler({
+    onAdd: () => {
+      if (++adds === syncPods) done.resolve();
+    },
+  });
+  const stop = new AbortController();
+  const running = informer.run(stop.signal);
+  await done.promise;
+  const timing = { ms: performance.now() - t0, cpuMs: cpuMs() - c0 };
+  if (!informer.hasSynced()) throw new Error("Informer has not synced");
+  stop.abort();
+  await running;
+  return timing;
+}
+
+// ---- rounds and report -----------------------------------------------------
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
+}
+
+type Summary = Record<string, number | number[] | string>;
+
+function summarize(name: string, timings: Timing[]): Summary {
+  if (mode === "sync") {
+    return {
+      impl: name,
+      pods: syncPods,
+      syncMs: Math.round(median(timings.map((t) => t.ms))),
+      syncCpuMs: Math.round(median(timings.map((t) => t.cpuMs))),
+      ...(timings.length > 1
+        ? { roundsCpuMs: timings.map((t) => Math.round(t.cpuMs)) }
+        : {}),
+    };
+  }
+  const rates = timings.map((t) => Math.round(events / (t.ms / 1000)));
+  return {
+    impl: name,
+    events,
+    eventsPerSec: median(rates),
+    eventsPerCpuSec: median(
+      timings.map((t) => Math.round(events / (t.cpuMs / 1000))),
+    ),
+    ...(timings.length > 1 ? { rounds: rates } : {}),
+  };
+}
+
+const pods = basePods();
+const chunks = mode === "sync" ? [] : watchChunks(pods);
+const pages = mode === "sync" ? listPages(pods) : [];
+const runners: Record<string, () => Promise<Timing>> = mode === "sync"
+  ? { raw: () => rawSync(pages), kubecache: () => kubecacheSync(pages) }
+  : {
+    raw: () => rawWatch(chunks),
+    decode: () => decodeOnlyWatch(chunks),
+    kubecache: () => kubecacheWatch(pods, chunks),
+  };
+const names = impl === "both" ? ["raw", "kubecache"] : [impl];
+for (const name of names) {
+  if (!runners[name]) throw new Error(`Unknown --impl ${name}`);
+}
+const timings: Record<string, Timing[]> = {};
+// Under --v8-flags=--expose-gc each round starts from a collected heap, so
+// one round's garbage is not billed to the next.
+const gc = (globalThis as { gc?: () => void }).gc ?? (() => {});
+for (let r = 0; r < rounds; r++) {
+  for (const name of names) {
+    gc();
+    (timings[name] ??= []).push(await runners[name]());
+  }
+}
+if (impl !== "both") {
+  console.log(JSON.stringify(summarize(impl, timings[impl])));
+} else {
+  const raw = summarize("raw", timings.raw);
+  const kc = summarize("kubecache", timings.kubecache);
+  // Per-round ratios (each kubecache round against the raw round next to
+  // it), so load that comes and goes hits both sides alike.
+  const ratios = timings.kubecache.map((t, i) =>
+    mode === "sync" ? t.cpuMs / timings.raw[i].cpuMs : timings.raw[i].ms / t.ms
+  );
+  console.log(JSON.stringify({
+    impl: "both",
+    mode,
+    raw,
+    kubecache: kc,
+    ratio: Math.round(median(ratios) * 100) / 100,
+  }));
+}
