@@ -16,7 +16,7 @@ import {
 import type { ListerWatcher } from "./listwatch.ts";
 import type { KubeObject } from "./object.ts";
 import { DeltaFIFO, type Deltas } from "./delta_fifo.ts";
-import { FIFOClosedError, type PopProcessFunc } from "./fifo.ts";
+import type { PopProcessFunc } from "./fifo.ts";
 import type { Indexers } from "./index.ts";
 import { type Indexer, newIndexer, newStore, type Store } from "./store.ts";
 import {
@@ -267,18 +267,11 @@ export class Controller<T extends KubeObject> {
   }
 
   // client-go processLoop: pop until the queue is closed.
-  async #processLoop(signal: AbortSignal): Promise<void> {
+  #processLoop(signal: AbortSignal): Promise<void> {
     const { queue, process } = this.#config;
-    const report = this.#config.onProcessError ??
+    const onError = this.#config.onProcessError ??
       ((error: unknown) => console.error("Controller process failed:", error));
-    while (!signal.aborted) {
-      try {
-        await queue.pop(process);
-      } catch (error) {
-        if (error instanceof FIFOClosedError || queue.isClosed()) return;
-        report(error);
-      }
-    }
+    return queue.popEach(process, { signal, onError });
   }
 }
 

@@ -422,22 +422,114 @@ export class DeltaFIFO<T> implements Queue<T, Deltas<T>> {
       if (this.#closed) throw new FIFOClosedError();
       await this.#wakeup.wait();
     }
+    const [key, deltas] = this.#shift();
+    const pending = this.#process(key, deltas, process);
+    if (pending !== undefined) await pending;
+    return deltas;
+  }
+
+  /**
+   * The consumer loop of a controller (client-go `processLoop`): pop and
+   * process keys one at a time, in queue order, exactly as repeated
+   * {@linkcode DeltaFIFO.pop} calls would, until `signal` aborts (checked
+   * before each key) or the queue is closed and empty.
+   *
+   * It is cheaper than a loop of `pop`s: it waits only while the queue is
+   * empty and awaits `process` only when it returns a promise, so a
+   * synchronous `process` works through a burst of keys without a promise
+   * per key. Other pops wait until the loop ends.
+   *
+   * An error from `process` (a {@link RequeueError}'s cause included) goes
+   * to `onError` and the loop goes on with the next key; without
+   * `onError`, the returned promise rejects with it and the loop ends. Once
+   * the queue is closed, such an error ends the loop silently.
+   *
+   * @param process runs on each key's deltas, as for `pop`
+   * @param opts `signal` ends the loop; `onError` hears about failed keys
+   * @returns a promise settling when the loop has ended
+   *
+   * @example Process until closed
+   * ```ts
+   * import { DeltaFIFO } from "@kubecache/core";
+   * import assert from "node:assert/strict";
+   * const fifo = new DeltaFIFO();
+   * fifo.add({ metadata: { name: "a" } });
+   * fifo.add({ metadata: { name: "b" } });
+   * const seen: string[] = [];
+   * const loop = fifo.popEach((deltas) => {
+   *   seen.push(deltas[0].type);
+   * });
+   * fifo.close();
+   * await loop;
+   * assert.deepEqual(seen, ["Added", "Added"]);
+   * ```
+   */
+  popEach(
+    process: PopProcessFunc<Deltas<T>>,
+    opts: { signal?: AbortSignal; onError?: (error: unknown) => void } = {},
+  ): Promise<void> {
+    return this.#pops.run(() => this.#popEach(process, opts));
+  }
+
+  async #popEach(
+    process: PopProcessFunc<Deltas<T>>,
+    opts: { signal?: AbortSignal; onError?: (error: unknown) => void },
+  ): Promise<void> {
+    const { signal, onError } = opts;
+    while (!signal?.aborted) {
+      if (this.#queue.size === 0) {
+        if (this.#closed) return;
+        await this.#wakeup.wait();
+        continue;
+      }
+      const [key, deltas] = this.#shift();
+      try {
+        const pending = this.#process(key, deltas, process);
+        if (pending !== undefined) await pending;
+      } catch (error) {
+        if (this.#closed) return;
+        if (onError === undefined) throw error;
+        onError(error);
+      }
+      // Requeued: let other tasks run before it comes round again, as
+      // between pops, so a key that is always requeued cannot spin here.
+      if (this.#items.get(key) === deltas) await Promise.resolve();
+    }
+  }
+
+  /** Remove the head key from the queue, with its deltas. */
+  #shift(): [string, Deltas<T>] {
     const key = this.#queue.shift()!;
     const deltas = this.#items.get(key)!;
     this.#items.delete(key);
-    const isInInitialList = !this.hasSynced();
+    return [key, deltas];
+  }
+
+  /**
+   * Run `process` on popped deltas with pop's requeue rule; returns a
+   * promise only when `process` is async. The initial population is
+   * counted down once `process` has finished, so hasSynced() turns true
+   * only after the last initial item was handled (client-go holds its lock).
+   */
+  #process(
+    key: string,
+    deltas: Deltas<T>,
+    process: PopProcessFunc<Deltas<T>>,
+  ): Promise<void> | undefined {
+    let pending: Promise<void> | undefined;
     try {
-      const pending = processOrRequeue(process, deltas, {
-        isInInitialList,
+      pending = processOrRequeue(process, deltas, {
+        isInInitialList: !this.hasSynced(),
         requeue: () => this.#addIfNotPresent(key, deltas),
       });
-      if (pending !== undefined) await pending;
     } finally {
-      // Counted down after process, so hasSynced() turns true only once the
-      // last initial item has been handled (client-go holds its lock).
-      if (this.#initialPopulationCount > 0) this.#initialPopulationCount--;
+      if (pending === undefined) this.#countDown();
     }
-    return deltas;
+    return pending?.finally(() => this.#countDown());
+  }
+
+  #countDown(): void {
+    if (this.#initialPopulationCount > 0) this.#initialPopulationCount--;
   }
 
   /**

@@ -648,6 +648,125 @@ Deno.test("DeltaFIFO.pop() drains queued items after close", async () => {
   await assert.rejects(pop(f), FIFOClosedError);
 });
 
+/** The name of the newest object of popped deltas. */
+const nameOf = (deltas: Deltas<Obj>): string =>
+  byName(deltas[deltas.length - 1].object);
+
+Deno.test("DeltaFIFO.popEach() processes keys in queue order until closed and empty", async () => {
+  const f = newFIFO();
+  f.add(obj("a", 1));
+  f.add(obj("b", 2));
+  f.update(obj("a", 3));
+  const seen: string[] = [];
+  const loop = f.popEach((deltas) => {
+    seen.push(`${nameOf(deltas)}:${deltas.map((x) => x.type).join(",")}`);
+  });
+  // It waits for keys queued later, and ends only once closed and empty.
+  await Promise.resolve();
+  f.add(obj("c", 4));
+  f.close();
+  await loop;
+  assert.deepEqual(seen, ["a:Added,Updated", "b:Added", "c:Added"]);
+  assert.deepEqual(f.listKeys(), []);
+});
+
+Deno.test("DeltaFIFO.popEach() stops before the next key once the signal aborts", async () => {
+  const f = newFIFO();
+  for (const name of ["a", "b", "c"]) f.add(obj(name, 1));
+  const ac = new AbortController();
+  const seen: string[] = [];
+  await f.popEach((deltas) => {
+    seen.push(nameOf(deltas));
+    if (seen.length === 2) ac.abort();
+  }, { signal: ac.signal });
+  assert.deepEqual(seen, ["a", "b"]);
+  assert.deepEqual(f.listKeys(), ["c"]);
+});
+
+Deno.test("DeltaFIFO.popEach() reports errors and goes on, or rejects without onError", async (t) => {
+  await t.step("onError hears each failure, the loop goes on", async () => {
+    const f = newFIFO();
+    for (const name of ["a", "b", "c", "d"]) f.add(obj(name, 1));
+    const errors: unknown[] = [];
+    const seen: string[] = [];
+    await f.popEach((deltas) => {
+      const name = nameOf(deltas);
+      seen.push(name);
+      if (name === "d") f.close();
+      else if (name !== "b") throw new Error(`bad ${name}`);
+    }, { onError: (e) => errors.push((e as Error).message) });
+    assert.deepEqual(seen, ["a", "b", "c", "d"]);
+    assert.deepEqual(errors, ["bad a", "bad c"]);
+  });
+  await t.step(
+    "without onError the loop rejects and keeps the rest queued",
+    async () => {
+      const f = newFIFO();
+      for (const name of ["a", "b"]) f.add(obj(name, 1));
+      const boom = new Error("boom");
+      await assert.rejects(
+        f.popEach(() => {
+          throw boom;
+        }),
+        (err) => err === boom,
+      );
+      assert.deepEqual(f.listKeys(), ["b"]);
+    },
+  );
+  await t.step("an error after close ends the loop silently", async () => {
+    const f = newFIFO();
+    for (const name of ["a", "b"]) f.add(obj(name, 1));
+    const errors: unknown[] = [];
+    await f.popEach(() => {
+      f.close();
+      throw new Error("late");
+    }, { onError: (e) => errors.push(e) });
+    assert.deepEqual(errors, []);
+    assert.deepEqual(f.listKeys(), ["b"]);
+  });
+});
+
+Deno.test("DeltaFIFO.popEach() puts requeued keys at the back and yields before retrying", async () => {
+  const f = newFIFO();
+  f.add(obj("a", 1));
+  f.add(obj("b", 2));
+  const seen: string[] = [];
+  let tries = 0;
+  let otherTaskRan = false;
+  const loop = f.popEach((deltas) => {
+    seen.push(nameOf(deltas));
+    if (nameOf(deltas) === "a" && ++tries < 3) {
+      // A task queued now runs before "a" comes round again.
+      queueMicrotask(() => otherTaskRan = true);
+      throw new RequeueError();
+    }
+    if (nameOf(deltas) === "a") assert.equal(otherTaskRan, true);
+  });
+  f.close();
+  await loop;
+  assert.deepEqual(seen, ["a", "b", "a", "a"]);
+});
+
+Deno.test("DeltaFIFO.popEach() awaits an async process, one key at a time, and counts down hasSynced", async () => {
+  const f = newFIFO();
+  f.replace([obj("a", 1), obj("b", 2)], "0");
+  const log: string[] = [];
+  const loop = f.popEach(async (deltas, isInInitialList) => {
+    log.push(`start ${nameOf(deltas)} ${isInInitialList} ${f.hasSynced()}`);
+    await Promise.resolve();
+    log.push(`end ${nameOf(deltas)}`);
+  });
+  f.close();
+  await loop;
+  assert.deepEqual(log, [
+    "start a true false",
+    "end a",
+    "start b true false",
+    "end b",
+  ]);
+  assert.equal(f.hasSynced(), true);
+});
+
 Deno.test("DeltaFIFO.get() and getByKey() return copies", () => {
   const f = newFIFO();
   f.add(obj("a", 1));
