@@ -7,10 +7,12 @@
  *    for both and the difference is the client's).
  * 2. Watch decode throughput: `decodeWatch` over a body of pod events cut in
  *    64 KiB chunks vs `JSON.parse` of the same lines in-process (and vs
- *    TextDecoder + split + JSON.parse, and vs a TextDecoderStream +
- *    LineSplitter pipeline).
+ *    TextDecoder + split + JSON.parse, and vs a TextDecoderStream + split
+ *    pipeline). Variants run in a rotating order, each after a forced GC
+ *    when `--v8-flags=--expose-gc` is given; "paired" figures are medians of
+ *    per-round ratios, which a busy machine disturbs least.
  *
- * Run the figures:   deno run --allow-net=127.0.0.1 bench/client_bench.ts
+ * Run the figures:   deno run --allow-net=127.0.0.1 --v8-flags=--expose-gc bench/client_bench.ts [ROUNDS] [watch]
  * Or as deno bench:  deno bench --allow-net=127.0.0.1 bench/client_bench.ts
  *
  * @module
@@ -20,7 +22,6 @@ import { KubeClient } from "../client/rest.ts";
 import { KubeConfig } from "../client/config.ts";
 import { Pods } from "../client/resources.ts";
 import { decodeWatch } from "../client/watch.ts";
-import { LineSplitter } from "../_util.ts";
 
 const TOTAL_PODS = 100_000;
 const PAGE = 500;
@@ -250,12 +251,20 @@ async function decodeWithClient(chunks: Uint8Array[]): Promise<number> {
   return n;
 }
 
+/** TextDecoderStream, then split the text: the bench/compare raw baseline's way. */
 async function decodeWithStreams(chunks: Uint8Array[]): Promise<number> {
   let n = 0;
-  const lines = bodyOf(chunks).pipeThrough(new TextDecoderStream()).pipeThrough(
-    new LineSplitter(),
-  );
-  for await (const l of lines) if (l && JSON.parse(l).type) n++;
+  let tail = "";
+  const text = bodyOf(chunks).pipeThrough(new TextDecoderStream());
+  for await (const chunk of text) {
+    const buf = tail + chunk;
+    let start = 0;
+    for (let nl = buf.indexOf("\n"); nl >= 0; nl = buf.indexOf("\n", start)) {
+      if (JSON.parse(buf.slice(start, nl)).type) n++;
+      start = nl + 1;
+    }
+    tail = buf.slice(start);
+  }
   return n;
 }
 
@@ -308,7 +317,7 @@ if (!import.meta.main) {
     await decodeWithClient(watch.chunks);
   });
   Deno.bench({
-    name: "watch 20k events: TextDecoderStream + LineSplitter + JSON.parse",
+    name: "watch 20k events: TextDecoderStream + split + JSON.parse",
     group: "watch",
     n: 10,
     warmup: 2,
@@ -319,7 +328,11 @@ if (!import.meta.main) {
 
 // ---- figures (deno run) ----
 
+const gc = (globalThis as { gc?: () => void }).gc;
+
+/** Wall time of one run, after a full GC when exposed (so no run pays for the garbage of the one before). */
 async function time(fn: () => unknown): Promise<number> {
+  gc?.();
   const t = performance.now();
   await fn();
   return performance.now() - t;
@@ -336,10 +349,22 @@ function min(xs: number[]): number {
 
 if (import.meta.main) {
   const rounds = Number(Deno.args[0] ?? 9);
+  // `watch` as the second argument skips the (slow) list comparison.
+  const watchOnly = Deno.args[1] === "watch";
   console.log(
     `Deno ${Deno.version.deno}, ${rounds} rounds, rounds interleaved; median (min)`,
   );
 
+  if (!watchOnly) await listFigures(rounds);
+  await watchFigures(
+    "mostly ASCII (1 event in 10 has non-ASCII text)",
+    10,
+    rounds,
+  );
+  await watchFigures("non-ASCII text in every event", 1, rounds);
+}
+
+async function listFigures(rounds: number) {
   const pages = buildPages();
   const pageBytes = pages.reduce((a, p) => a + p.length, 0);
   const server = servePages(pages);
@@ -375,12 +400,6 @@ if (import.meta.main) {
         (min(kc) / min(raw)).toFixed(3)
       })`,
   );
-  await watchFigures(
-    "mostly ASCII (1 event in 10 has non-ASCII text)",
-    10,
-    rounds,
-  );
-  await watchFigures("non-ASCII text in every event", 1, rounds);
 }
 
 function fmt(xs: number[]): string {
@@ -397,12 +416,20 @@ async function watchFigures(label: string, utf8Every: number, rounds: number) {
     decoder: [],
     streams: [],
   };
+  const runs: Record<string, () => unknown> = {
+    parse: () => rawParse(watch.lines),
+    split: () => rawDecodeSplitParse(watch.all),
+    chunked: () => rawChunkDecode(watch.chunks),
+    decoder: () => decodeWithClient(watch.chunks),
+    streams: () => decodeWithStreams(watch.chunks),
+  };
+  const names = Object.keys(runs);
   for (let r = 0; r < rounds; r++) {
-    results.parse.push(await time(() => rawParse(watch.lines)));
-    results.split.push(await time(() => rawDecodeSplitParse(watch.all)));
-    results.chunked.push(await time(() => rawChunkDecode(watch.chunks)));
-    results.decoder.push(await time(() => decodeWithClient(watch.chunks)));
-    results.streams.push(await time(() => decodeWithStreams(watch.chunks)));
+    // Rotate the order each round so no variant always runs first or last.
+    for (let i = 0; i < names.length; i++) {
+      const k = names[(i + r) % names.length];
+      results[k].push(await time(runs[k]));
+    }
   }
   const rate = (ms: number) =>
     `${(WATCH_EVENTS / ms * 1000).toFixed(0)} events/s, ${
@@ -421,7 +448,7 @@ async function watchFigures(label: string, utf8Every: number, rounds: number) {
       ["split", "TextDecoder of the whole body + split + JSON.parse"],
       ["chunked", "per-chunk TextDecoder + split + JSON.parse (sync)"],
       ["decoder", "decodeWatch (client)"],
-      ["streams", "TextDecoderStream + LineSplitter + JSON.parse"],
+      ["streams", "TextDecoderStream + split + JSON.parse"],
     ]
   ) {
     const ms = median(results[k]);
@@ -429,7 +456,10 @@ async function watchFigures(label: string, utf8Every: number, rounds: number) {
     console.log(
       `  ${name}: ${ms.toFixed(1)} ms, ${rate(ms)}, ${
         (base / ms * 100).toFixed(1)
-      }% of raw (best run: ${rate(best)}, ${
+      }% of raw; paired: median of per-round ratios ${
+        (median(results[k].map((v, i) => results.parse[i] / v)) * 100)
+          .toFixed(1)
+      }% (best run: ${rate(best)}, ${
         (baseMin / best * 100).toFixed(1)
       }% of raw's best)`,
     );
