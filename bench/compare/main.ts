@@ -6,7 +6,7 @@
  * server process, one at a time, so heap figures are each client's own.
  *
  * Usage: deno task bench:compare [--sizes 10000,50000,100000]
- *          [--huge 300000] [--events 20000]
+ *          [--huge 300000] [--events 20000] [--rounds 1]
  *          [--impls raw,kubecache,kubecache-transform,kubecache-watchlist,client-node]
  *
  * Prints a Markdown table: initial sync time (wall clock and CPU time of
@@ -17,6 +17,11 @@
  * baseline (client-node is known to fail well before 300k pods). A second
  * table gives watch throughput without HTTP (`_watch_inproc.ts`): the
  * HTTP figures are bounded by the FakeApiServer's writes.
+ *
+ * With `--rounds N` every implementation runs N times per size, in a
+ * rotating order; the table shows medians, and each "vs raw" figure is the
+ * median of the per-round ratios (each run compared with the raw run of
+ * the same round), which a noisy shared machine disturbs least.
  *
  * @module
  */
@@ -47,6 +52,7 @@ const impls = option(
   "raw,kubecache,kubecache-transform,kubecache-watchlist,client-node",
 ).split(",");
 const timeoutMs = Number(option("--timeout", "600000"));
+const rounds = Number(option("--rounds", "1"));
 const HEAP = "--max-old-space-size=16384";
 
 async function withServer<T>(
@@ -126,45 +132,91 @@ async function runClient(
 const ratio = (a?: number, b?: number) =>
   a !== undefined && b !== undefined && b > 0 ? `${(a / b).toFixed(2)}×` : "";
 
-function table(results: Result[]): string {
+function median(xs: number[]): number | undefined {
+  if (xs.length === 0) return undefined;
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+}
+
+type Metric =
+  | "syncMs"
+  | "syncCpuMs"
+  | "bytesPerObject"
+  | "eventsPerSec"
+  | "eventsPerCpuSec";
+
+/** One implementation at one size: a result per round (same index = same round). */
+interface Row {
+  pods: number;
+  impl: string;
+  runs: Result[];
+}
+
+function medianOf(runs: Result[], m: Metric): number | undefined {
+  const v = median(runs.flatMap((r) => r[m] === undefined ? [] : [r[m]!]));
+  return v === undefined ? undefined : Math.round(v);
+}
+
+/** Median over rounds of this run's metric divided by the raw run's of the same round. */
+function pairedRatio(row: Row, base: Row | undefined, m: Metric): string {
+  if (!base) return "";
+  const ratios = row.runs.flatMap((r, i) => {
+    const a = r[m], b = base.runs[i]?.[m];
+    return a !== undefined && b !== undefined && b > 0 ? [a / b] : [];
+  });
+  const v = median(ratios);
+  return v === undefined ? "" : `${v.toFixed(2)}×`;
+}
+
+function table(rows: Row[]): string {
   const lines = [
     "| pods | implementation | initial sync | sync CPU | vs raw | heap bytes/object | vs raw | watch events/s | events per CPU-s | vs raw |",
     "| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
   ];
-  for (const r of results) {
-    const base = results.find((b) => b.impl === "raw" && b.pods === r.pods);
-    if (r.error) {
+  for (const row of rows) {
+    const base = rows.find((b) => b.impl === "raw" && b.pods === row.pods);
+    const failed = row.runs.find((r) => r.error);
+    if (failed) {
       lines.push(
-        `| ${r.pods} | ${r.impl} | failed: ${
-          r.error.replaceAll("|", "/")
+        `| ${row.pods} | ${row.impl} | failed: ${
+          failed.error!.replaceAll("|", "/")
         } | | | | | | | |`,
       );
       continue;
     }
+    const m = (k: Metric) => medianOf(row.runs, k);
     lines.push(
-      `| ${r.pods} | ${r.impl} | ${r.syncMs} ms | ${r.syncCpuMs} ms | ${
-        ratio(r.syncCpuMs, base?.syncCpuMs)
-      } | ${r.bytesPerObject} | ${
-        ratio(r.bytesPerObject, base?.bytesPerObject)
-      } | ${r.eventsPerSec} | ${r.eventsPerCpuSec} | ${
-        ratio(r.eventsPerCpuSec, base?.eventsPerCpuSec)
+      `| ${row.pods} | ${row.impl} | ${m("syncMs")} ms | ${
+        m("syncCpuMs")
+      } ms | ${pairedRatio(row, base, "syncCpuMs")} | ${
+        m("bytesPerObject")
+      } | ${pairedRatio(row, base, "bytesPerObject")} | ${
+        m("eventsPerSec")
+      } | ${m("eventsPerCpuSec")} | ${
+        pairedRatio(row, base, "eventsPerCpuSec")
       } |`,
     );
   }
   return lines.join("\n");
 }
 
-const results: Result[] = [];
+const rows: Row[] = [];
 const runs: [number, string[]][] = sizes.map((n) => [n, impls]);
 if (huge > 0) {
   runs.push([huge, impls.filter((i) => i !== "client-node")]);
 }
 for (const [pods, which] of runs) {
+  const sized = which.map((impl) => ({ pods, impl, runs: [] as Result[] }));
+  rows.push(...sized);
   await withServer(pods, async (url, control) => {
-    for (const impl of which) {
-      const r = await runClient(impl, pods, url, control);
-      console.error(JSON.stringify(r));
-      results.push(r);
+    for (let round = 0; round < rounds; round++) {
+      // Rotate the order so no implementation always runs first or last.
+      for (let i = 0; i < sized.length; i++) {
+        const row = sized[(i + round) % sized.length];
+        const r = await runClient(row.impl, pods, url, control);
+        console.error(JSON.stringify({ round, ...r }));
+        row.runs[round] = r;
+      }
     }
   });
 }
@@ -191,9 +243,9 @@ async function inproc(impl: string): Promise<string> {
 const inprocRaw = await inproc("raw");
 const inprocKc = await inproc("kubecache");
 console.log(
-  `\n${events} watch events per run; Deno ${Deno.version.deno}, ${navigator.hardwareConcurrency} cores\n`,
+  `\n${events} watch events per run, ${rounds} round(s); Deno ${Deno.version.deno}, ${navigator.hardwareConcurrency} cores\n`,
 );
-console.log(table(results));
+console.log(table(rows));
 console.log(`
 Watch decode and dispatch without HTTP (${
   events * 2
