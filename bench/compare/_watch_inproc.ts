@@ -17,7 +17,7 @@
  * page, Map.set each item).
  *
  * Usage: deno run -A [--v8-flags=--expose-gc] bench/compare/_watch_inproc.ts
- *          --impl raw|decode|kubecache|both [--mode watch|sync] [--events E]
+ *          --impl raw|decode|kubecache|both|LIST [--mode watch|sync] [--events E]
  *          [--pods P] [--rounds N]
  *
  * With `--rounds N` each implementation runs N timed rounds in this process
@@ -25,7 +25,9 @@
  * reported. Prints one JSON line: `{impl, events, eventsPerSec, ...}` for
  * watch, `{impl, pods, syncMs, syncCpuMs, ...}` for sync; with `both`,
  * `{impl: "both", raw, kubecache, ratio}` where ratio is kubecache/raw of
- * events/s (watch) or of CPU ms (sync).
+ * events/s (watch) or of CPU ms (sync), the median of per-round ratios. A
+ * comma list (`--impl raw,decode,kubecache`) alternates them all and gives
+ * `ratios` of each against the first.
  *
  * @module
  */
@@ -157,6 +159,22 @@ function cpuMs(): number {
 
 // ---- watch -----------------------------------------------------------------
 
+/** A watch that sends nothing and ends when `signal` aborts. */
+function silentWatch(signal?: AbortSignal): AsyncIterable<never> {
+  return {
+    [Symbol.asyncIterator]: () => ({
+      next: () =>
+        new Promise<IteratorResult<never>>((resolve) => {
+          signal?.addEventListener(
+            "abort",
+            () => resolve({ done: true, value: undefined }),
+            { once: true },
+          );
+        }),
+    }),
+  };
+}
+
 async function rawWatch(chunks: Uint8Array[]): Promise<Timing> {
   const map = new Map<string, KubeObject>();
   let n = 0;
@@ -201,7 +219,9 @@ async function kubecacheWatch(
 ): Promise<Timing> {
   let t0 = 0;
   let c0 = 0;
+  let adds = 0;
   let updates = 0;
+  const listed = Promise.withResolvers<void>();
   const done = Promise.withResolvers<void>();
   const lw: ListerWatcher<KubeObject> = {
     list: () =>
@@ -209,14 +229,22 @@ async function kubecacheWatch(
         metadata: { resourceVersion: String(PODS) },
         items: pods,
       }),
-    watch: (_opts, signal) => {
+    // The stream starts once the initial list has reached the handler, so
+    // the timed part is the watch alone, as for the baseline. The watch
+    // reopened after the stream ends stays silent.
+    watch: async (_opts, signal) => {
+      if (t0 !== 0) return silentWatch(signal);
+      await listed.promise;
       t0 = performance.now();
       c0 = cpuMs();
-      return Promise.resolve(decodeWatch(streamOf(chunks), { signal }));
+      return decodeWatch(streamOf(chunks), { signal });
     },
   };
   const informer = newSharedIndexInformer(lw);
   informer.addEventHandler({
+    onAdd: () => {
+      if (++adds === PODS) listed.resolve();
+    },
     onUpdate: () => {
       if (++updates === events) done.resolve();
     },
@@ -254,20 +282,7 @@ async function kubecacheSync(pages: string[]): Promise<Timing> {
       const page = Number(opts.continue ?? "0");
       return Promise.resolve(JSON.parse(pages[page]));
     },
-    // The watch waits quietly until the informer stops.
-    watch: (_opts, signal) =>
-      Promise.resolve({
-        [Symbol.asyncIterator]: () => ({
-          next: () =>
-            new Promise<IteratorResult<never>>((resolve) => {
-              signal?.addEventListener(
-                "abort",
-                () => resolve({ done: true, value: undefined }),
-                { once: true },
-              );
-            }),
-        }),
-      }),
+    watch: (_opts, signal) => Promise.resolve(silentWatch(signal)),
   };
   const t0 = performance.now();
   const c0 = cpuMs();
@@ -331,7 +346,8 @@ const runners: Record<string, () => Promise<Timing>> = mode === "sync"
     decode: () => decodeOnlyWatch(chunks),
     kubecache: () => kubecacheWatch(pods, chunks),
   };
-const names = impl === "both" ? ["raw", "kubecache"] : [impl];
+// "both" is raw against kubecache; a comma list compares each to the first.
+const names = impl === "both" ? ["raw", "kubecache"] : impl.split(",");
 for (const name of names) {
   if (!runners[name]) throw new Error(`Unknown --impl ${name}`);
 }
@@ -341,25 +357,31 @@ const timings: Record<string, Timing[]> = {};
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => {});
 for (let r = 0; r < rounds; r++) {
   for (const name of names) {
+    // A macrotask turn first: until one, V8 keeps alive every object a
+    // WeakRef handed out during the job (AbortSignal.any uses them), and an
+    // abort reason's stack trace can hold a whole stopped informer.
+    await new Promise((resolve) => setTimeout(resolve, 0));
     gc();
     (timings[name] ??= []).push(await runners[name]());
   }
 }
-if (impl !== "both") {
+if (names.length === 1) {
   console.log(JSON.stringify(summarize(impl, timings[impl])));
 } else {
-  const raw = summarize("raw", timings.raw);
-  const kc = summarize("kubecache", timings.kubecache);
-  // Per-round ratios (each kubecache round against the raw round next to
-  // it), so load that comes and goes hits both sides alike.
-  const ratios = timings.kubecache.map((t, i) =>
-    mode === "sync" ? t.cpuMs / timings.raw[i].cpuMs : timings.raw[i].ms / t.ms
-  );
-  console.log(JSON.stringify({
-    impl: "both",
-    mode,
-    raw,
-    kubecache: kc,
-    ratio: Math.round(median(ratios) * 100) / 100,
-  }));
+  // Per-round ratios (each round against the baseline's round next to it),
+  // so load that comes and goes hits both sides alike: events/s over the
+  // baseline's (watch), CPU ms over the baseline's (sync).
+  const [base, ...others] = names;
+  const ratio = (name: string) =>
+    Math.round(
+      median(timings[name].map((t, i) => {
+        const b = timings[base][i];
+        return mode === "sync" ? t.cpuMs / b.cpuMs : b.ms / t.ms;
+      })) * 100,
+    ) / 100;
+  const out: Record<string, unknown> = { impl, mode };
+  for (const name of names) out[name] = summarize(name, timings[name]);
+  if (impl === "both") out.ratio = ratio("kubecache");
+  else out.ratios = Object.fromEntries(others.map((n) => [n, ratio(n)]));
+  console.log(JSON.stringify(out));
 }
