@@ -387,6 +387,14 @@ export interface DeltaStore<T> {
   delete(obj: T): void;
 }
 
+/** Where {@link processDeltas} applies deltas and whom it tells. */
+export interface ProcessDeltasOptions<T> {
+  handler: ResourceEventHandler<T>;
+  store: DeltaStore<T>;
+  /** Passed on to `onAdd`. */
+  isInInitialList: boolean;
+}
+
 /**
  * client-go `processDeltas`: apply one key's deltas, oldest first, to the
  * store and tell the handler. Sync, Replaced, Added and Updated become an
@@ -396,35 +404,42 @@ export interface DeltaStore<T> {
  */
 export function processDeltas<T extends KubeObject>(
   deltas: Deltas<T>,
-  opts: {
-    handler: ResourceEventHandler<T>;
-    store: DeltaStore<T>;
-    isInInitialList: boolean;
-  },
+  opts: ProcessDeltasOptions<T>,
 ): void | Promise<void> {
-  const { handler, store, isInInitialList } = opts;
-  const from = (start: number): void | Promise<void> => {
-    for (let i = start; i < deltas.length; i++) {
-      const { type, object } = deltas[i];
-      let result: void | Promise<void>;
-      if (type === "Deleted") {
-        store.delete(object as T);
-        result = handler.onDelete?.(object);
-      } else {
-        const obj = object as T;
-        const old = store.get(obj);
-        if (old !== undefined) {
-          store.update(obj);
-          result = handler.onUpdate?.(old, obj);
-        } else {
-          store.add(obj);
-          result = handler.onAdd?.(obj, isInInitialList);
-        }
-      }
-      if (isPromiseLike(result)) {
-        return Promise.resolve(result).then(() => from(i + 1));
-      }
+  return applyDeltas(deltas, 0, opts);
+}
+
+/** Apply `deltas` from index `start` on; continues after an async handler. */
+function applyDeltas<T extends KubeObject>(
+  deltas: Deltas<T>,
+  start: number,
+  opts: ProcessDeltasOptions<T>,
+): void | Promise<void> {
+  for (let i = start; i < deltas.length; i++) {
+    const result = applyDelta(deltas[i], opts);
+    if (isPromiseLike(result)) {
+      return Promise.resolve(result).then(() =>
+        applyDeltas(deltas, i + 1, opts)
+      );
     }
-  };
-  return from(0);
+  }
+}
+
+function applyDelta<T extends KubeObject>(
+  delta: Deltas<T>[number],
+  opts: ProcessDeltasOptions<T>,
+): void | Promise<void> {
+  const { handler, store } = opts;
+  if (delta.type === "Deleted") {
+    store.delete(delta.object as T);
+    return handler.onDelete?.(delta.object);
+  }
+  const obj = delta.object as T;
+  const old = store.get(obj);
+  if (old !== undefined) {
+    store.update(obj);
+    return handler.onUpdate?.(old, obj);
+  }
+  store.add(obj);
+  return handler.onAdd?.(obj, opts.isInInitialList);
 }

@@ -422,7 +422,8 @@ export class DeltaFIFO<T> implements Queue<T, Deltas<T>> {
       if (this.#closed) throw new FIFOClosedError();
       await this.#wakeup.wait();
     }
-    const [key, deltas] = this.#shift();
+    const key = this.#queue.shift()!;
+    const deltas = this.#take(key);
     const pending = this.#process(key, deltas, process);
     if (pending !== undefined) await pending;
     return deltas;
@@ -482,7 +483,8 @@ export class DeltaFIFO<T> implements Queue<T, Deltas<T>> {
         await this.#wakeup.wait();
         continue;
       }
-      const [key, deltas] = this.#shift();
+      const key = this.#queue.shift()!;
+      const deltas = this.#take(key);
       try {
         const pending = this.#process(key, deltas, process);
         if (pending !== undefined) await pending;
@@ -497,12 +499,11 @@ export class DeltaFIFO<T> implements Queue<T, Deltas<T>> {
     }
   }
 
-  /** Remove the head key from the queue, with its deltas. */
-  #shift(): [string, Deltas<T>] {
-    const key = this.#queue.shift()!;
+  /** Remove and return the deltas of a key just shifted off the queue. */
+  #take(key: string): Deltas<T> {
     const deltas = this.#items.get(key)!;
     this.#items.delete(key);
-    return [key, deltas];
+    return deltas;
   }
 
   /**

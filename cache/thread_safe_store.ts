@@ -142,16 +142,14 @@ class ThreadSafeMap<T> implements ThreadSafeStore<T> {
   }
 
   update(key: string, obj: T): void {
-    const exists = this.#items.has(key);
     if (this.#indexers.size === 0) {
       this.#items.set(key, obj);
       return;
     }
     // Compute everything first, so a throwing index function changes nothing.
     const newValues = this.#valuesOf(key, obj);
-    const oldValues = exists
-      ? this.#valuesOf(key, this.#items.get(key)!)
-      : undefined;
+    const old = this.#items.get(key);
+    const oldValues = old === undefined ? undefined : this.#valuesOf(key, old);
     this.#items.set(key, obj);
     let i = 0;
     for (const index of this.#indices.values()) {
