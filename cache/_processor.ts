@@ -315,8 +315,12 @@ export class SharedProcessor<T> {
    * only for listeners due for a resync.
    */
   distribute(notification: Notification<T>, sync: boolean): void {
+    if (!sync) {
+      for (const listener of this.#listeners.keys()) listener.add(notification);
+      return;
+    }
     for (const [listener, syncing] of this.#listeners) {
-      if (!sync || syncing) listener.add(notification);
+      if (syncing) listener.add(notification);
     }
   }
 
@@ -379,12 +383,17 @@ export function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
     "function";
 }
 
-/** What {@link processDeltas} writes to: a Store's mutators and `get`. */
+/**
+ * What {@link processDeltas} writes to: a store addressed by key, so each
+ * delta's key is computed once (the `Cache` behind newStore/newIndexer).
+ */
 export interface DeltaStore<T> {
-  get(obj: T): T | undefined;
-  add(obj: T): void;
-  update(obj: T): void;
-  delete(obj: T): void;
+  /** The store's key of an object or tombstone. */
+  keyOf(obj: T | DeletedFinalStateUnknown<T>): string;
+  getByKey(key: string): T | undefined;
+  /** Add or update the object under its key. */
+  updateByKey(key: string, obj: T): void;
+  deleteByKey(key: string): void;
 }
 
 /** Where {@link processDeltas} applies deltas and whom it tells. */
@@ -430,16 +439,15 @@ function applyDelta<T extends KubeObject>(
   opts: ProcessDeltasOptions<T>,
 ): void | Promise<void> {
   const { handler, store } = opts;
+  const key = store.keyOf(delta.object);
   if (delta.type === "Deleted") {
-    store.delete(delta.object as T);
+    store.deleteByKey(key);
     return handler.onDelete?.(delta.object);
   }
   const obj = delta.object as T;
-  const old = store.get(obj);
-  if (old !== undefined) {
-    store.update(obj);
-    return handler.onUpdate?.(old, obj);
-  }
-  store.add(obj);
-  return handler.onAdd?.(obj, opts.isInInitialList);
+  const old = store.getByKey(key);
+  store.updateByKey(key, obj);
+  return old === undefined
+    ? handler.onAdd?.(obj, opts.isInInitialList)
+    : handler.onUpdate?.(old, obj);
 }

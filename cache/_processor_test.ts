@@ -7,7 +7,7 @@ import {
   deletionHandlingMetaNamespaceKeyFunc,
 } from "./keys.ts";
 import type { KubeObject } from "./object.ts";
-import { newStore } from "./store.ts";
+import { Cache } from "./_cache.ts";
 import {
   determineResyncPeriod,
   type Notification,
@@ -335,7 +335,7 @@ Deno.test("SharedProcessor.shouldResync() only marks due listeners, and sync not
 });
 
 Deno.test("processDeltas() applies deltas like client-go", async () => {
-  const store = newStore<KubeObject>(deletionHandlingMetaNamespaceKeyFunc);
+  const store = new Cache<KubeObject>(deletionHandlingMetaNamespaceKeyFunc, {});
   const rec = new Recorder();
   const run = (
     deltas: { type: string; object: unknown }[],

@@ -111,17 +111,20 @@ export function processOrRequeue<P>(
   item: P,
   opts: { isInInitialList: boolean; requeue: () => void },
 ): Promise<void> | undefined {
-  const onError = (err: unknown): void => {
-    if (!(err instanceof RequeueError)) throw err;
-    opts.requeue();
-    if (err.cause !== undefined) throw err.cause;
-  };
   let pending: void | Promise<void>;
   try {
     pending = process(item, opts.isInInitialList);
   } catch (err) {
-    onError(err);
+    requeueOrThrow(err, opts.requeue);
     return undefined;
   }
-  return pending === undefined ? undefined : pending.then(undefined, onError);
+  return pending === undefined
+    ? undefined
+    : pending.then(undefined, (err) => requeueOrThrow(err, opts.requeue));
+}
+
+function requeueOrThrow(err: unknown, requeue: () => void): void {
+  if (!(err instanceof RequeueError)) throw err;
+  requeue();
+  if (err.cause !== undefined) throw err.cause;
 }

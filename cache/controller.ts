@@ -18,7 +18,8 @@ import type { KubeObject } from "./object.ts";
 import { DeltaFIFO, type Deltas } from "./delta_fifo.ts";
 import type { PopProcessFunc } from "./fifo.ts";
 import type { Indexers } from "./index.ts";
-import { type Indexer, newIndexer, newStore, type Store } from "./store.ts";
+import type { Indexer, Store } from "./store.ts";
+import { Cache } from "./_cache.ts";
 import {
   Reflector,
   type ReflectorHealth,
@@ -334,7 +335,7 @@ export function newInformer<T extends KubeObject>(
   handler: ResourceEventHandler<T>,
   opts: InformerOptions<T> = {},
 ): { store: Store<T>; controller: Controller<T> } {
-  const store = newStore<T>(deletionHandlingMetaNamespaceKeyFunc);
+  const store = new Cache<T>(deletionHandlingMetaNamespaceKeyFunc, {});
   return { store, controller: informerController(lw, handler, store, opts) };
 }
 
@@ -353,7 +354,7 @@ export function newIndexerInformer<T extends KubeObject>(
   handler: ResourceEventHandler<T>,
   opts: InformerOptions<T> & { indexers?: Indexers<T> } = {},
 ): { indexer: Indexer<T>; controller: Controller<T> } {
-  const indexer = newIndexer<T>(
+  const indexer = new Cache<T>(
     deletionHandlingMetaNamespaceKeyFunc,
     opts.indexers ?? {},
   );
@@ -366,7 +367,7 @@ export function newIndexerInformer<T extends KubeObject>(
 function informerController<T extends KubeObject>(
   lw: ListerWatcher<T>,
   handler: ResourceEventHandler<T>,
-  store: Store<T>,
+  store: Cache<T>,
   opts: InformerOptions<T>,
 ): Controller<T> {
   const safe = reportingHandler(

@@ -14,7 +14,8 @@ import type { ListerWatcher } from "./listwatch.ts";
 import type { KubeObject } from "./object.ts";
 import { DeltaFIFO, type Deltas } from "./delta_fifo.ts";
 import type { Indexers } from "./index.ts";
-import { type Indexer, newIndexer, type Store } from "./store.ts";
+import type { Indexer, Store } from "./store.ts";
+import { Cache } from "./_cache.ts";
 import type { ReflectorHealth, WatchErrorHandler } from "./reflector.ts";
 import {
   Controller,
@@ -241,7 +242,7 @@ export class SharedIndexInformer<T extends KubeObject>
   implements AsyncDisposable {
   #lw: ListerWatcher<T>;
   #opts: SharedIndexInformerOptions<T>;
-  #indexer: Indexer<T>;
+  #indexer: Cache<T>;
   #processor: SharedProcessor<T>;
   #clock: Clock;
   #defaultResyncPeriod: number;
@@ -275,7 +276,7 @@ export class SharedIndexInformer<T extends KubeObject>
     this.#clock = opts.clock ?? realClock;
     this.#defaultResyncPeriod = resync;
     this.#transform = opts.transform;
-    this.#indexer = newIndexer<T>(
+    this.#indexer = new Cache<T>(
       deletionHandlingMetaNamespaceKeyFunc,
       opts.indexers ?? {},
     );

@@ -6,12 +6,11 @@
  * @module
  */
 
-import { KeyError, type KeyFunc } from "./keys.ts";
+import type { KeyFunc } from "./keys.ts";
 import type { Indexers } from "./index.ts";
-import {
-  newThreadSafeStore,
-  type ThreadSafeStore,
-} from "./thread_safe_store.ts";
+import { Cache } from "./_cache.ts";
+
+export { computeKey } from "./_cache.ts";
 
 /**
  * A generic object store (client-go `cache.Store`): objects are addressed by
@@ -93,106 +92,6 @@ export interface Indexer<T> extends Store<T> {
    * @throws {Error} when an index name is already in use (nothing is added)
    */
   addIndexers(newIndexers: Indexers<T>): void;
-}
-
-/** client-go `cache`: a key function in front of a ThreadSafeStore. */
-class Cache<T> implements Indexer<T> {
-  readonly #keyFunc: KeyFunc;
-  readonly #storage: ThreadSafeStore<T>;
-
-  constructor(keyFunc: KeyFunc, indexers: Indexers<T>) {
-    this.#keyFunc = keyFunc;
-    this.#storage = newThreadSafeStore(indexers);
-  }
-
-  add(obj: T): void {
-    this.#storage.add(this.#key(obj), obj);
-  }
-
-  update(obj: T): void {
-    this.#storage.update(this.#key(obj), obj);
-  }
-
-  delete(obj: T): void {
-    this.#storage.delete(this.#key(obj));
-  }
-
-  list(): T[] {
-    return this.#storage.list();
-  }
-
-  listKeys(): string[] {
-    return this.#storage.listKeys();
-  }
-
-  get(obj: T): T | undefined {
-    return this.#storage.get(this.#key(obj));
-  }
-
-  getByKey(key: string): T | undefined {
-    return this.#storage.get(key);
-  }
-
-  replace(list: T[], resourceVersion: string): void {
-    const items = new Map<string, T>();
-    for (const obj of list) items.set(this.#key(obj), obj);
-    this.#storage.replace(items, resourceVersion);
-  }
-
-  resync(): void {
-    this.#storage.resync();
-  }
-
-  index(indexName: string, obj: T): T[] {
-    return this.#storage.index(indexName, obj);
-  }
-
-  indexKeys(indexName: string, indexedValue: string): string[] {
-    return this.#storage.indexKeys(indexName, indexedValue);
-  }
-
-  listIndexFuncValues(indexName: string): string[] {
-    return this.#storage.listIndexFuncValues(indexName);
-  }
-
-  byIndex(indexName: string, indexedValue: string): T[] {
-    return this.#storage.byIndex(indexName, indexedValue);
-  }
-
-  getIndexers(): Indexers<T> {
-    return this.#storage.getIndexers();
-  }
-
-  addIndexers(newIndexers: Indexers<T>): void {
-    this.#storage.addIndexers(newIndexers);
-  }
-
-  #key(obj: T): string {
-    return computeKey(this.#keyFunc, obj);
-  }
-}
-
-/**
- * Run `keyFunc` on `obj`, wrapping anything it throws in a {@link KeyError}
- * whose `cause` is the original error (client-go wraps as `KeyError{obj, err}`).
- *
- * @param keyFunc the key function
- * @param obj the object to key
- * @returns the key
- * @throws {KeyError} when `keyFunc` throws
- */
-export function computeKey(keyFunc: KeyFunc, obj: unknown): string {
-  try {
-    return keyFunc(obj);
-  } catch (err) {
-    throw new KeyError(
-      `Cannot compute key of object: ${
-        err instanceof Error ? err.message : String(err)
-      }`,
-      obj,
-      err,
-    );
-  }
 }
 
 /**
