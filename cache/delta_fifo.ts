@@ -306,11 +306,17 @@ export class DeltaFIFO<T> implements Queue<T, Deltas<T>> {
     const action: DeltaType = this.#emitDeltaTypeReplaced ? "Replaced" : "Sync";
     const keys = list.map((obj) => this.keyOf(obj));
     const listed = new Set(keys);
+    // Queued keys missing from the list, found before the list joins the
+    // queue (so an initial list does not scan itself).
+    const missing: string[] = [];
+    for (const key of this.#items.keys()) {
+      if (!listed.has(key)) missing.push(key);
+    }
     list.forEach((obj, i) => this.#queueAction(action, obj, keys[i]));
 
     let tombstones = 0;
-    for (const [key, deltas] of this.#items) {
-      if (listed.has(key)) continue;
+    for (const key of missing) {
+      const deltas = this.#items.get(key)!;
       // Deleting while the watch was down: the newest queued state is the
       // best guess of the final one.
       const last = deltas[deltas.length - 1].object;
