@@ -203,6 +203,8 @@ export class DeltaFIFO<T> implements Queue<T, Deltas<T>> {
   #closed = false;
   #wakeup = new Wakeup();
   #pops = new Serial();
+  /** Whether the last `process` asked for its key to be requeued. */
+  #requeued = false;
 
   /**
    * Create an empty DeltaFIFO (client-go `NewDeltaFIFOWithOptions`).
@@ -499,9 +501,9 @@ export class DeltaFIFO<T> implements Queue<T, Deltas<T>> {
         if (onError === undefined) throw error;
         onError(error);
       }
-      // Requeued: let other tasks run before it comes round again, as
+      // Requeued: let other tasks run before the key comes round again, as
       // between pops, so a key that is always requeued cannot spin here.
-      if (this.#items.get(key) === deltas) await Promise.resolve();
+      if (this.#requeued) await Promise.resolve();
     }
   }
 
@@ -523,11 +525,15 @@ export class DeltaFIFO<T> implements Queue<T, Deltas<T>> {
     deltas: Deltas<T>,
     process: PopProcessFunc<Deltas<T>>,
   ): Promise<void> | undefined {
+    this.#requeued = false;
     let pending: Promise<void> | undefined;
     try {
       pending = processOrRequeue(process, deltas, {
         isInInitialList: !this.hasSynced(),
-        requeue: () => this.#addIfNotPresent(key, deltas),
+        requeue: () => {
+          this.#requeued = true;
+          this.#addIfNotPresent(key, deltas);
+        },
       });
     } finally {
       if (pending === undefined) this.#countDown();
