@@ -129,26 +129,36 @@ export class ListDecoder {
 
   /** Cut the block after its last likely item end and parse before that. */
   #cut(): void {
-    const bytes = concat(this.#block!, this.#blockBytes);
-    const comma = lastSeparator(bytes, this.#prefix!);
+    let block = this.#block!;
+    // The cut is looked for in the last piece, so the run can be copied
+    // from the pieces straight into its bracketed buffer (one copy); when
+    // the last piece has none (it is short, or a separator straddles two
+    // pieces), in the whole block.
+    let comma = lastSeparator(block[block.length - 1], this.#prefix!);
+    if (comma < 0 && block.length > 1) {
+      block = this.#block = [concat(block, this.#blockBytes)];
+      comma = lastSeparator(block[0], this.#prefix!);
+    }
+    const last = block.length - 1;
     if (comma < 0) {
-      // No cut found (an item longer than the block, or spaces between
-      // items): scan rather than buffer more.
-      this.#block = [bytes];
+      // No cut found (an item longer than a piece, a separator across
+      // pieces, or spaces between items): scan rather than buffer more.
       this.#scanBlock();
       return;
     }
+    const runBytes = this.#blockBytes - block[last].length + comma;
     let run: unknown[];
     try {
-      run = JSON.parse(`[${this.#utf8.decode(bytes.subarray(0, comma))}]`);
+      run = JSON.parse(
+        this.#utf8.decode(asArray(block, last, comma, runBytes)),
+      );
     } catch {
-      this.#block = [bytes];
       this.#scanBlock();
       return;
     }
     for (const item of run) this.#items.push(item);
     this.#between = Between.Comma;
-    const rest = bytes.subarray(comma + 1);
+    const rest = block[last].subarray(comma + 1);
     this.#block = [rest];
     this.#blockBytes = rest.length;
   }
@@ -328,10 +338,12 @@ export class ListDecoder {
   #parseRun(chunk: Uint8Array, start: number, end: number): void {
     if (start < 0 || end < 0) return;
     if (this.#items.length === 0) this.#prefix = itemPrefix(chunk, start, end);
-    const text = this.#utf8.decode(chunk.subarray(start, end));
+    const text = this.#utf8.decode(
+      asArray([chunk.subarray(start, end)], 0, end - start, end - start),
+    );
     let run: unknown[];
     try {
-      run = JSON.parse(`[${text}]`);
+      run = JSON.parse(text);
     } catch (cause) {
       throw new SyntaxError(
         `Cannot decode ${this.#what}: an item is not JSON (after item ${this.#items.length}): ${
@@ -351,6 +363,31 @@ export class ListDecoder {
     this.#pendingBytes = 0;
     this.#parseRun(bytes, 0, bytes.length);
   }
+}
+
+/**
+ * The pieces before `pieces[last]`, then `pieces[last]` up to `end`, inside
+ * `[` and `]`: `size` bytes of items separated by commas, made one array.
+ * Bracketing the bytes rather than the decoded text saves a second string
+ * as long as the run: such strings live in V8's large-object space, and
+ * twice as many of them brought old-generation GCs sooner.
+ */
+function asArray(
+  pieces: Uint8Array[],
+  last: number,
+  end: number,
+  size: number,
+): Uint8Array {
+  const out = new Uint8Array(size + 2);
+  out[0] = OPEN_BRACKET;
+  let at = 1;
+  for (let i = 0; i < last; i++) {
+    out.set(pieces[i], at);
+    at += pieces[i].length;
+  }
+  out.set(pieces[last].subarray(0, end), at);
+  out[out.length - 1] = CLOSE_BRACKET;
+  return out;
 }
 
 /** `bytes[from, to)` up to the first `:` when short and without spaces. */
