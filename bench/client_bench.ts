@@ -22,6 +22,7 @@ import { KubeClient } from "../client/rest.ts";
 import { KubeConfig } from "../client/config.ts";
 import { Pods } from "../client/resources.ts";
 import { decodeWatch } from "../client/watch.ts";
+import { makePod, Rng, running, scheduled } from "../testing/_demo_objects.ts";
 
 const TOTAL_PODS = 100_000;
 const PAGE = 500;
@@ -179,8 +180,51 @@ async function listClient(client: KubeClient): Promise<number> {
 
 // ---- 2. watch decode ----
 
-/** Events whose object has non-ASCII text in every `utf8Every`-th event. */
-function buildWatch(utf8Every: number): {
+/** The object of event `i`. */
+type EventObject = (i: number) => unknown;
+
+/** Pods with non-ASCII text in every `utf8Every`-th event. */
+function podsWithUtf8(utf8Every: number): EventObject {
+  return (i) => pod(i, i % utf8Every === 0);
+}
+
+/**
+ * The pods bench:compare serves (~4.5 KB of JSON each, with managedFields,
+ * as a real apiserver sends them), 1000 of them cycling.
+ */
+function comparePods(): EventObject {
+  const rng = new Rng(3);
+  const now = Date.parse("2026-01-01T00:00:00Z");
+  const pods = Array.from({ length: 1000 }, (_, i) =>
+    running(
+      scheduled(
+        makePod({
+          namespace: `bench-${i % 20}`,
+          owner: `app-${i % 50}-5d8f9c7b6`,
+          ownerKind: "ReplicaSet",
+          ownerUid: "4b6f8a52-0c1d-4e2f-9a3b-5c6d7e8f9a0b",
+          app: `app-${i % 50}`,
+          image: "registry.example/team/app:1.0.0",
+          hash: "5d8f9c7b6",
+          createdMs: now,
+          rng,
+        }),
+        `node-${i % 50}`,
+        now,
+      ),
+      { nowMs: now, ready: true, rng },
+    ));
+  return (i) => {
+    const p = pods[i % pods.length];
+    return {
+      ...p,
+      metadata: { ...p.metadata, resourceVersion: String(1000 + i) },
+    };
+  };
+}
+
+/** WATCH_EVENTS events of `objectOf(i)`, as lines and as 64 KiB chunks. */
+function buildWatch(objectOf: EventObject): {
   lines: string[];
   chunks: Uint8Array[];
   all: Uint8Array;
@@ -191,7 +235,7 @@ function buildWatch(utf8Every: number): {
     lines.push(
       JSON.stringify({
         type: i % 10 ? "MODIFIED" : "ADDED",
-        object: pod(i, i % utf8Every === 0),
+        object: objectOf(i),
       }),
     );
   }
@@ -272,7 +316,7 @@ async function decodeWithStreams(chunks: Uint8Array[]): Promise<number> {
 
 if (!import.meta.main) {
   const pages = buildPages();
-  const watch = buildWatch(1);
+  const watch = buildWatch(podsWithUtf8(1));
   const server = servePages(pages);
   const client = new KubeClient(
     KubeConfig.fromOptions({ server: server.url }),
@@ -358,10 +402,19 @@ if (import.meta.main) {
   if (!watchOnly) await listFigures(rounds);
   await watchFigures(
     "mostly ASCII (1 event in 10 has non-ASCII text)",
-    10,
+    podsWithUtf8(10),
     rounds,
   );
-  await watchFigures("non-ASCII text in every event", 1, rounds);
+  await watchFigures(
+    "non-ASCII text in every event",
+    podsWithUtf8(1),
+    rounds,
+  );
+  await watchFigures(
+    "bench:compare pods (~4.5 KB with managedFields)",
+    comparePods(),
+    rounds,
+  );
 }
 
 async function listFigures(rounds: number) {
@@ -406,8 +459,12 @@ function fmt(xs: number[]): string {
   return `${median(xs).toFixed(0)} ms (best ${min(xs).toFixed(0)})`;
 }
 
-async function watchFigures(label: string, utf8Every: number, rounds: number) {
-  const watch = buildWatch(utf8Every);
+async function watchFigures(
+  label: string,
+  objectOf: EventObject,
+  rounds: number,
+) {
+  const watch = buildWatch(objectOf);
   const mb = watch.bytes / 1e6;
   const results: Record<string, number[]> = {
     parse: [],
