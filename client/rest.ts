@@ -646,14 +646,9 @@ export class KubeClient implements ResourceClient, AsyncDisposable {
       release();
       return (async function* () {})();
     }
-    const events = decodeWatch<T>(body, { signal: opts.signal });
-    return (async function* () {
-      try {
-        yield* events;
-      } finally {
-        release();
-      }
-    })();
+    // Released by the decoder itself: a wrapping generator would cost a
+    // second async hop per event.
+    return decodeWatch<T>(body, { signal: opts.signal, onClose: release });
   }
 
   /**

@@ -61,6 +61,12 @@ export interface DecodeWatchOptions {
    * the pending `next()` rejects with `signal.reason`.
    */
   signal?: AbortSignal;
+  /**
+   * Called once when the iteration is over, however it ends: the stream
+   * ended or failed, the signal aborted, or the consumer stopped early.
+   * `KubeClient.watch` releases its request here.
+   */
+  onClose?: () => void;
 }
 
 const EVENT_TYPES: ReadonlySet<string> = new Set<WatchEventType>([
@@ -121,7 +127,7 @@ function parseEvent<T>(line: string, lineNo: number): WatchEvent<T> {
  *
  * @typeParam T the object type of the events
  * @param body the response body (bytes of newline-delimited JSON)
- * @param opts `signal` to stop the iteration
+ * @param opts `signal` to stop the iteration, `onClose` to hear that it is over
  * @returns an async iterator of the events
  * @throws {WatchDecodeError} when the stream cannot be decoded or is cut
  *
@@ -142,8 +148,11 @@ export async function* decodeWatch<T extends KubeObject = KubeObject>(
   body: ReadableStream<Uint8Array>,
   opts: DecodeWatchOptions = {},
 ): AsyncGenerator<WatchEvent<T>, void, undefined> {
-  const { signal } = opts;
-  signal?.throwIfAborted();
+  const { signal, onClose } = opts;
+  if (signal?.aborted) {
+    onClose?.();
+    throw signal.reason;
+  }
   const reader = body.getReader();
   // Cancelling the reader makes a pending read() settle, so an abort never
   // waits for the next byte from the server.
@@ -225,6 +234,7 @@ export async function* decodeWatch<T extends KubeObject = KubeObject>(
     signal?.removeEventListener("abort", onAbort);
     if (!finished) await reader.cancel().catch(() => {});
     reader.releaseLock();
+    onClose?.();
   }
 }
 
