@@ -118,9 +118,25 @@ export function processOrRequeue<P>(
     requeueOrThrow(err, opts.requeue);
     return undefined;
   }
-  return pending === undefined
-    ? undefined
-    : pending.then(undefined, (err) => requeueOrThrow(err, opts.requeue));
+  // Only a thenable is waited for; any other return value (e.g. from an
+  // arrow function that returns what it pushed) means it ran synchronously.
+  if (typeof (pending as PromiseLike<void> | undefined)?.then !== "function") {
+    return undefined;
+  }
+  return Promise.resolve(pending).then(
+    undefined,
+    (err) => requeueOrThrow(err, opts.requeue),
+  );
+}
+
+/**
+ * A promise settled on a later turn of the event loop (after timers and
+ * I/O callbacks due now), unlike a resolved promise, whose callbacks run
+ * before anything else. Loops that could spin on their own work yield with
+ * it, so an abort timer or a socket still gets its turn.
+ */
+export function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0));
 }
 
 function requeueOrThrow(err: unknown, requeue: () => void): void {

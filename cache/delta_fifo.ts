@@ -12,7 +12,13 @@ import {
   metaNamespaceKeyFunc,
 } from "./keys.ts";
 import { FIFOClosedError, type PopProcessFunc, type Queue } from "./fifo.ts";
-import { KeyRing, processOrRequeue, Serial, Wakeup } from "./_queue.ts";
+import {
+  KeyRing,
+  nextTurn,
+  processOrRequeue,
+  Serial,
+  Wakeup,
+} from "./_queue.ts";
 import { computeKey } from "./store.ts";
 
 /**
@@ -205,6 +211,8 @@ export class DeltaFIFO<T> implements Queue<T, Deltas<T>> {
   #pops = new Serial();
   /** Whether the last `process` asked for its key to be requeued. */
   #requeued = false;
+  /** The key an async process is applying, and whether a replace left it out. */
+  #inFlight: { key: string; unlisted: boolean } | undefined;
 
   /**
    * Create an empty DeltaFIFO (client-go `NewDeltaFIFOWithOptions`).
@@ -334,6 +342,12 @@ export class DeltaFIFO<T> implements Queue<T, Deltas<T>> {
         tombstones++;
         this.#queueTombstone(key, this.#knownObjects.getByKey(key));
       }
+    }
+    // A key an async process is still applying is neither queued nor
+    // settled in knownObjects: decide its tombstone once process is done,
+    // as client-go, whose Replace waits for Pop's lock, would.
+    if (this.#inFlight !== undefined && !listed.has(this.#inFlight.key)) {
+      this.#inFlight.unlisted = true;
     }
 
     if (!this.#populated) {
@@ -485,25 +499,33 @@ export class DeltaFIFO<T> implements Queue<T, Deltas<T>> {
     opts: { signal?: AbortSignal; onError?: (error: unknown) => void },
   ): Promise<void> {
     const { signal, onError } = opts;
-    while (!signal?.aborted) {
-      if (this.#queue.size === 0) {
-        if (this.#closed) return;
-        await this.#wakeup.wait();
-        continue;
+    // An abort must also end a wait on an empty queue.
+    const wake = () => this.#wakeup.notify();
+    signal?.addEventListener("abort", wake, { once: true });
+    try {
+      while (!signal?.aborted) {
+        if (this.#queue.size === 0) {
+          if (this.#closed) return;
+          await this.#wakeup.wait();
+          continue;
+        }
+        const key = this.#queue.shift()!;
+        const deltas = this.#take(key);
+        try {
+          const pending = this.#process(key, deltas, process);
+          if (pending !== undefined) await pending;
+        } catch (error) {
+          if (this.#closed) return;
+          if (onError === undefined) throw error;
+          onError(error);
+        }
+        // Requeued: give timers and I/O a turn before the key comes round
+        // again, so a key that is always requeued cannot starve them (an
+        // abort timer included).
+        if (this.#requeued) await nextTurn();
       }
-      const key = this.#queue.shift()!;
-      const deltas = this.#take(key);
-      try {
-        const pending = this.#process(key, deltas, process);
-        if (pending !== undefined) await pending;
-      } catch (error) {
-        if (this.#closed) return;
-        if (onError === undefined) throw error;
-        onError(error);
-      }
-      // Requeued: let other tasks run before the key comes round again, as
-      // between pops, so a key that is always requeued cannot spin here.
-      if (this.#requeued) await Promise.resolve();
+    } finally {
+      signal?.removeEventListener("abort", wake);
     }
   }
 
@@ -538,7 +560,21 @@ export class DeltaFIFO<T> implements Queue<T, Deltas<T>> {
     } finally {
       if (pending === undefined) this.#countDown();
     }
-    return pending?.finally(() => this.#countDown());
+    if (pending === undefined) return undefined;
+    const inFlight = this.#inFlight = { key, unlisted: false };
+    return pending.finally(() => {
+      this.#inFlight = undefined;
+      this.#countDown();
+      if (inFlight.unlisted) this.#tombstoneIfUnqueued(key);
+    });
+  }
+
+  /** Queue a tombstone for a known key with nothing queued (see replace). */
+  #tombstoneIfUnqueued(key: string): void {
+    const known = this.#knownObjects?.getByKey(key);
+    if (known !== undefined && !this.#items.has(key)) {
+      this.#queueTombstone(key, known);
+    }
   }
 
   #countDown(): void {
