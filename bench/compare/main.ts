@@ -53,6 +53,9 @@ const impls = option(
 ).split(",");
 const timeoutMs = Number(option("--timeout", "600000"));
 const rounds = Number(option("--rounds", "1"));
+if (!Number.isInteger(rounds) || rounds < 1) {
+  throw new RangeError(`--rounds must be a whole number >= 1: got ${rounds}`);
+}
 const HEAP = "--max-old-space-size=16384";
 
 async function withServer<T>(
@@ -132,7 +135,8 @@ async function runClient(
 function median(xs: number[]): number | undefined {
   if (xs.length === 0) return undefined;
   const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)];
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
 }
 
 type Metric =
