@@ -22,7 +22,7 @@ import { KubeClient } from "../client/rest.ts";
 import { KubeConfig } from "../client/config.ts";
 import { Pods } from "../client/resources.ts";
 import { decodeWatch } from "../client/watch.ts";
-import { makePod, Rng, running, scheduled } from "../testing/_demo_objects.ts";
+import { benchPods } from "./_pods.ts";
 
 const TOTAL_PODS = 100_000;
 const PAGE = 500;
@@ -189,31 +189,11 @@ function podsWithUtf8(utf8Every: number): EventObject {
 }
 
 /**
- * The pods bench:compare serves (~4.5 KB of JSON each, with managedFields,
- * as a real apiserver sends them), 1000 of them cycling.
+ * Pods built like those bench:compare serves (~4.5 KB of JSON each, with
+ * managedFields, as a real apiserver sends them), 1000 of them cycling.
  */
 function comparePods(): EventObject {
-  const rng = new Rng(3);
-  const now = Date.parse("2026-01-01T00:00:00Z");
-  const pods = Array.from({ length: 1000 }, (_, i) =>
-    running(
-      scheduled(
-        makePod({
-          namespace: `bench-${i % 20}`,
-          owner: `app-${i % 50}-5d8f9c7b6`,
-          ownerKind: "ReplicaSet",
-          ownerUid: "4b6f8a52-0c1d-4e2f-9a3b-5c6d7e8f9a0b",
-          app: `app-${i % 50}`,
-          image: "registry.example/team/app:1.0.0",
-          hash: "5d8f9c7b6",
-          createdMs: now,
-          rng,
-        }),
-        `node-${i % 50}`,
-        now,
-      ),
-      { nowMs: now, ready: true, rng },
-    ));
+  const pods = benchPods(1000, Date.parse("2026-01-01T00:00:00Z"));
   return (i) => {
     const p = pods[i % pods.length];
     return {

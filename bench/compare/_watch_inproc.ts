@@ -37,12 +37,7 @@ import { decodeWatch } from "../../client/watch.ts";
 import { newSharedIndexInformer } from "../../cache/shared_informer.ts";
 import type { KubeObject } from "../../cache/object.ts";
 import type { ListerWatcher, ObjectList } from "../../cache/listwatch.ts";
-import {
-  makePod,
-  Rng,
-  running,
-  scheduled,
-} from "../../testing/_demo_objects.ts";
+import { benchPods } from "../_pods.ts";
 
 function arg(name: string, fallback?: string): string {
   const i = Deno.args.indexOf(name);
@@ -62,30 +57,7 @@ const PAGE = 500;
 
 /** PODS distinct realistic pods (~4.5 KB of JSON each). */
 function basePods(): KubeObject[] {
-  const rng = new Rng(3);
-  const now = Date.now();
-  const pods: KubeObject[] = [];
-  for (let i = 0; i < PODS; i++) {
-    const pod = makePod({
-      namespace: `bench-${i % 20}`,
-      owner: `app-${i % 50}-5d8f9c7b6`,
-      ownerKind: "ReplicaSet",
-      ownerUid: "4b6f8a52-0c1d-4e2f-9a3b-5c6d7e8f9a0b",
-      app: `app-${i % 50}`,
-      image: "registry.example/team/app:1.0.0",
-      hash: "5d8f9c7b6",
-      createdMs: now,
-      rng,
-    });
-    const ready = running(scheduled(pod, `node-${i % 50}`, now), {
-      nowMs: now,
-      ready: true,
-      rng,
-    });
-    ready.metadata.resourceVersion = String(i + 1);
-    pods.push(ready);
-  }
-  return pods;
+  return benchPods(PODS, Date.now());
 }
 
 /** E MODIFIED events cycling over `pods`, as NDJSON chunks. */
