@@ -312,3 +312,58 @@ Deno.test("decodeWatch() rejects invalid UTF-8 in a later whole-character chunk"
   assert.ok(error instanceof WatchDecodeError);
   assert.equal(error.kind, "InvalidUtf8");
 });
+
+Deno.test("decodeWatch() calls onClose once however the iteration ends", async (t) => {
+  await t.step("the stream ends", async () => {
+    let closed = 0;
+    const { body } = scripted([enc.encode(line("ADDED", "a"))]);
+    const { error } = await collect(
+      decodeWatch(body, { onClose: () => closed++ }),
+    );
+    assert.equal(error, undefined);
+    assert.equal(closed, 1);
+  });
+  await t.step("the consumer stops early", async () => {
+    let closed = 0;
+    const { body } = scripted(
+      [enc.encode(line("ADDED", "a") + line("ADDED", "b"))],
+      { hang: true },
+    );
+    for await (const _ of decodeWatch(body, { onClose: () => closed++ })) break;
+    assert.equal(closed, 1);
+  });
+  await t.step("a line is malformed", async () => {
+    let closed = 0;
+    const { body } = scripted([enc.encode("{not json\n")]);
+    const { error } = await collect(
+      decodeWatch(body, { onClose: () => closed++ }),
+    );
+    assert.ok(error instanceof WatchDecodeError);
+    assert.equal(closed, 1);
+  });
+  await t.step("the signal aborts, before or during", async () => {
+    let closed = 0;
+    const early = new AbortController();
+    early.abort(new Error("early"));
+    const first = scripted([]);
+    await assert.rejects(
+      decodeWatch(first.body, {
+        signal: early.signal,
+        onClose: () => closed++,
+      }).next(),
+      { message: "early" },
+    );
+    await first.body.cancel();
+    const ctrl = new AbortController();
+    const { body } = scripted([enc.encode(line("ADDED", "a"))], { hang: true });
+    const it = decodeWatch(body, {
+      signal: ctrl.signal,
+      onClose: () => closed++,
+    });
+    await it.next();
+    const pending = it.next();
+    ctrl.abort(new Error("stop"));
+    await assert.rejects(pending, { message: "stop" });
+    assert.equal(closed, 2);
+  });
+});
