@@ -171,7 +171,7 @@ function pairedRatio(row: Row, base: Row | undefined, m: Metric): string {
 
 function table(rows: Row[]): string {
   const lines = [
-    "| pods | implementation | initial sync | sync CPU | vs raw | heap bytes/object | vs raw | watch events/s | events per CPU-s | vs raw |",
+    "| pods | implementation | initial sync | sync CPU | CPU vs raw | heap bytes/object | heap vs raw | watch events/s | events per CPU-s | events/CPU-s vs raw |",
     "| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
   ];
   for (const row of rows) {
