@@ -10,10 +10,9 @@
  * @module
  */
 
-import { ConfigMaps, type KubeObject, SharedInformerFactory } from "../mod.ts";
+import { type ConfigMap, ConfigMaps, SharedInformerFactory } from "../mod.ts";
 import { connect } from "./_connect.ts";
 
-type ConfigMap = KubeObject & { data?: Record<string, string> };
 const ANNOTATION = "kubecache.dev/data-hash";
 
 // --demo: the embedded demo cluster; else your kubeconfig's cluster.

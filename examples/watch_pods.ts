@@ -7,20 +7,14 @@
  * @module
  */
 
-import {
-  type KubeObject,
-  listWatch,
-  newSharedIndexInformer,
-  Pods,
-} from "../mod.ts";
+import { listWatch, newSharedIndexInformer, type Pod, Pods } from "../mod.ts";
 import { connect } from "./_connect.ts";
 
 // --demo: the embedded demo cluster; else your kubeconfig's cluster.
 await using connection = await connect(Deno.args);
 const { client } = connection;
 
-type Pod = KubeObject & { status?: { phase?: string } };
-const informer = newSharedIndexInformer<Pod>(listWatch(client, Pods));
+const informer = newSharedIndexInformer(listWatch(client, Pods));
 const phase = (pod: Pod) => pod.status?.phase;
 informer.addEventHandler({
   onAdd: (pod, initial) =>
@@ -41,7 +35,11 @@ informer.addEventHandler({
     }
   },
   onDelete: (pod) =>
-    console.log("deleted", "key" in pod ? pod.key : pod.metadata.name),
+    // A tombstone (DeletedFinalStateUnknown) carries the namespace/name key.
+    console.log(
+      "deleted",
+      "key" in pod ? pod.key : `${pod.metadata.namespace}/${pod.metadata.name}`,
+    ),
 });
 
 // Run until Ctrl-C.
