@@ -13,14 +13,7 @@
 import { FakeApiServer } from "../../testing/fake_api_server.ts";
 import { Namespaces, Pods } from "../../client/resources.ts";
 import type { KubeObject } from "../../cache/object.ts";
-import {
-  makePod,
-  Rng,
-  running,
-  scheduled,
-} from "../../testing/_demo_objects.ts";
-
-const NAMESPACES = 20;
+import { BENCH_NAMESPACES, benchPod, Rng } from "../_pods.ts";
 
 function flag(name: string, fallback: number): number {
   const i = Deno.args.indexOf(name);
@@ -32,7 +25,7 @@ const historyLimit = flag("--history", 250_000);
 const server = await FakeApiServer.start({ port: 0, historyLimit });
 const rng = new Rng(7);
 const now = Date.now();
-for (let n = 0; n < NAMESPACES; n++) {
+for (let n = 0; n < BENCH_NAMESPACES; n++) {
   server.create(Namespaces, {
     apiVersion: "v1",
     kind: "Namespace",
@@ -41,27 +34,7 @@ for (let n = 0; n < NAMESPACES; n++) {
 }
 const pods: KubeObject[] = [];
 for (let i = 0; i < count; i++) {
-  const app = `app-${i % 500}`;
-  const hash = `${app}-5d8f9c7b6${i % 10}`;
-  let pod = makePod({
-    namespace: `bench-${i % NAMESPACES}`,
-    owner: hash,
-    ownerKind: "ReplicaSet",
-    ownerUid: "4b6f8a52-0c1d-4e2f-9a3b-5c6d7e8f9a0b",
-    app,
-    image: `registry.example/team/${app}:1.${i % 7}.0`,
-    hash: "5d8f9c7b6" + (i % 10),
-    createdMs: now - 3_600_000,
-    rng,
-  });
-  // Random suffixes could collide among 300k pods: make names unique.
-  pod.metadata.name = `${hash}-${i.toString(36).padStart(5, "0")}`;
-  pod = running(scheduled(pod, `node-${i % 50}`, now - 3_500_000), {
-    nowMs: now - 3_400_000,
-    ready: true,
-    rng,
-  });
-  pods.push(server.create(Pods, pod));
+  pods.push(server.create(Pods, benchPod(i, rng, now)));
 }
 // The history would otherwise replay every create to a watch that starts
 // at an old RV; the benchmark's watches start at their list's RV anyway.

@@ -11,12 +11,7 @@
  */
 
 import { readList } from "../../client/_list_decoder.ts";
-import {
-  makePod,
-  Rng,
-  running,
-  scheduled,
-} from "../../testing/_demo_objects.ts";
+import { benchPod, Rng } from "../_pods.ts";
 
 function flag(name: string, fallback: number): number {
   const i = Deno.args.indexOf(name);
@@ -32,28 +27,7 @@ function listBody(n: number): Uint8Array {
   const rng = new Rng(7);
   const now = Date.now();
   const parts: string[] = [];
-  for (let i = 0; i < n; i++) {
-    const app = `app-${i % 500}`;
-    const pod = running(
-      scheduled(
-        makePod({
-          namespace: `bench-${i % 20}`,
-          owner: `${app}-5d8f9c7b6${i % 10}`,
-          ownerKind: "ReplicaSet",
-          ownerUid: "4b6f8a52-0c1d-4e2f-9a3b-5c6d7e8f9a0b",
-          app,
-          image: `registry.example/team/${app}:1.${i % 7}.0`,
-          hash: "5d8f9c7b6" + (i % 10),
-          createdMs: now - 3_600_000,
-          rng,
-        }),
-        `node-${i % 50}`,
-        now - 3_500_000,
-      ),
-      { nowMs: now - 3_400_000, ready: true, rng },
-    );
-    parts.push(JSON.stringify(pod));
-  }
+  for (let i = 0; i < n; i++) parts.push(JSON.stringify(benchPod(i, rng, now)));
   // Encode piecewise: the whole body may not fit in one string.
   const enc = new TextEncoder();
   const head = enc.encode(
