@@ -9,7 +9,8 @@
  */
 
 import type { ResourceType } from "../client/resources.ts";
-import { isScalable } from "./_apiserver_scale.ts";
+import type { Table } from "./_apiserver_store.ts";
+import { ALL_VERBS } from "./_apiserver_strategy.ts";
 
 /** Version reported by /version. */
 export const VERSION_INFO = {
@@ -24,85 +25,36 @@ export const VERSION_INFO = {
   platform: "linux/amd64",
 };
 
-const VERBS = [
-  "create",
-  "delete",
-  "deletecollection",
-  "get",
-  "list",
-  "patch",
-  "update",
-  "watch",
-];
-
-// Kinds with a status subresource, and types in kubectl's "all" category.
-const WITH_STATUS = new Set([
-  "Pod",
-  "Service",
-  "Namespace",
-  "Node",
-  "PersistentVolume",
-  "PersistentVolumeClaim",
-  "ReplicationController",
-  "Deployment",
-  "ReplicaSet",
-  "StatefulSet",
-  "DaemonSet",
-  "Job",
-  "CronJob",
-  "Ingress",
-  "CustomResourceDefinition",
-]);
-const IN_ALL = new Set([
-  "pods",
-  "services",
-  "replicationcontrollers",
-  "deployments",
-  "replicasets",
-  "statefulsets",
-  "daemonsets",
-  "jobs",
-  "cronjobs",
-]);
-const SUB_VERBS = ["get", "patch", "update"];
-
-function resourceEntries(t: ResourceType): Record<string, unknown>[] {
+function resourceEntries(t: Table): Record<string, unknown>[] {
   const out = [resourceEntry(t)];
-  if (WITH_STATUS.has(t.kind)) {
-    out.push({
-      name: `${t.resource}/status`,
+  const subs = t.strategy.subresources ?? {};
+  for (const [name, sub] of Object.entries(subs)) {
+    const e: Record<string, unknown> = {
+      name: `${t.type.resource}/${name}`,
       singularName: "",
-      namespaced: t.namespaced,
-      kind: t.kind,
-      verbs: SUB_VERBS,
-    });
-  }
-  if (isScalable(t)) {
-    out.push({
-      name: `${t.resource}/scale`,
-      singularName: "",
-      namespaced: t.namespaced,
-      group: "autoscaling",
-      version: "v1",
-      kind: "Scale",
-      verbs: SUB_VERBS,
-    });
+      namespaced: t.type.namespaced,
+    };
+    if (sub.discovery.group !== undefined) e.group = sub.discovery.group;
+    if (sub.discovery.version !== undefined) e.version = sub.discovery.version;
+    e.kind = sub.discovery.kind ?? t.type.kind;
+    e.verbs = sub.verbs;
+    out.push(e);
   }
   return out;
 }
 
-function resourceEntry(t: ResourceType): Record<string, unknown> {
+function resourceEntry(table: Table): Record<string, unknown> {
+  const t = table.type;
   const e: Record<string, unknown> = {
     name: t.resource,
     singularName: t.singular ?? t.kind.toLowerCase(),
     namespaced: t.namespaced,
     kind: t.kind,
-    verbs: t.resource === "namespaces" && t.group === ""
-      ? VERBS.filter((v) => v !== "deletecollection")
-      : VERBS,
+    verbs: table.strategy.verbs ?? ALL_VERBS,
   };
   if (t.shortNames && t.shortNames.length > 0) e.shortNames = t.shortNames;
-  if (IN_ALL.has(t.resource)) e.categories = ["all"];
+  const categories = table.strategy.categories;
+  if (categories && categories.length > 0) e.categories = categories;
   return e;
 }
 
@@ -120,12 +72,12 @@ export function coreVersions(host: string): unknown {
 
 /** /api/v1 or /apis/<group>/<version>; undefined when nothing is served there. */
 export function resourceList(
-  types: readonly ResourceType[],
+  tables: readonly Table[],
   group: string,
   version: string,
 ): unknown | undefined {
-  const served = types.filter((t) =>
-    t.group === group && t.version === version
+  const served = tables.filter((t) =>
+    t.type.group === group && t.type.version === version
   );
   if (served.length === 0 && group !== "") return undefined;
   if (group === "" && version !== "v1") return undefined;

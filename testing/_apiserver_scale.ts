@@ -7,20 +7,9 @@
  */
 
 import type { KubeObject } from "../cache/object.ts";
-import type { ResourceType } from "../client/resources.ts";
 import type { Entry } from "./_apiserver_store.ts";
-
-const SCALABLE = new Set([
-  "apps/deployments",
-  "apps/replicasets",
-  "apps/statefulsets",
-  "/replicationcontrollers",
-]);
-
-/** Whether a type has a scale subresource. */
-export function isScalable(t: ResourceType): boolean {
-  return SCALABLE.has(`${t.group}/${t.resource}`);
-}
+import { type Subresource, SUBRESOURCE_VERBS } from "./_apiserver_strategy.ts";
+import { badRequest } from "./_apiserver_status.ts";
 
 interface Scalable {
   spec?: {
@@ -70,3 +59,16 @@ export function withScale(e: Entry, scale: unknown): KubeObject {
   obj.metadata.resourceVersion = s?.metadata?.resourceVersion;
   return obj;
 }
+
+/** The scale subresource of a strategy (autoscaling/v1 Scale). */
+export const SCALE: Subresource = {
+  discovery: { kind: "Scale", group: "autoscaling", version: "v1" },
+  verbs: SUBRESOURCE_VERBS,
+  view: scaleOf,
+  update(old, body) {
+    if (body === null || typeof body !== "object" || Array.isArray(body)) {
+      throw badRequest("error decoding Scale: not an object");
+    }
+    return withScale(old, body);
+  },
+};

@@ -1,60 +1,22 @@
 /**
- * Label and field selectors of list and watch requests, with the field
- * sets kube-apiserver supports per kind (pods: spec.nodeName, status.phase,
- * ...). Internal to `FakeApiServer`.
+ * Label and field selectors of list and watch requests; the selectable
+ * fields of a kind come from its strategy (pods: spec.nodeName,
+ * status.phase, ...). Internal to `FakeApiServer`.
  *
  * @module
  */
 
 import type { KubeObject } from "../cache/object.ts";
 import { parseSelector, SelectorParseError } from "../cache/labels.ts";
-import type { ResourceType } from "../client/resources.ts";
+import type { ResourceStrategy } from "./_apiserver_strategy.ts";
 import { badRequest } from "./_apiserver_status.ts";
 
 /** Matches an object; `undefined` stands for "everything". */
 export type Matcher = ((obj: KubeObject) => boolean) | undefined;
 
-// Extra selectable fields per "group/kind" (apiserver registry GetAttrs).
-const FIELDS: Record<string, string[]> = {
-  "/Pod": [
-    "spec.nodeName",
-    "spec.restartPolicy",
-    "spec.schedulerName",
-    "spec.serviceAccountName",
-    "spec.hostNetwork",
-    "status.phase",
-    "status.podIP",
-    "status.nominatedNodeName",
-  ],
-  "/Node": ["spec.unschedulable"],
-  "/Secret": ["type"],
-  "/Namespace": ["status.phase"],
-  "/Event": [
-    "involvedObject.kind",
-    "involvedObject.namespace",
-    "involvedObject.name",
-    "involvedObject.uid",
-    "involvedObject.apiVersion",
-    "involvedObject.resourceVersion",
-    "involvedObject.fieldPath",
-    "reason",
-    "reportingComponent",
-    "source",
-    "type",
-  ],
-  "/ReplicationController": ["status.replicas"],
-  "apps/ReplicaSet": ["status.replicas"],
-  "batch/Job": ["status.successful"],
-  "certificates.k8s.io/CertificateSigningRequest": ["spec.signerName"],
-};
-
-/** The fields a kind can be selected by. */
-export function selectableFields(type: ResourceType): string[] {
-  return [
-    "metadata.name",
-    "metadata.namespace",
-    ...(FIELDS[`${type.group}/${type.kind}`] ?? []),
-  ];
+/** The fields a kind can be selected by (`metadata.*` and its strategy's). */
+export function selectableFields(strategy: ResourceStrategy): string[] {
+  return ["metadata.name", "metadata.namespace", ...(strategy.fields ?? [])];
 }
 
 /** Parse a label selector. @throws {StatusError} 400 BadRequest */
@@ -73,9 +35,12 @@ export function labelMatcher(s: string | null): Matcher {
 }
 
 /** Parse a field selector for a type. @throws {StatusError} 400 BadRequest */
-export function fieldMatcher(type: ResourceType, s: string | null): Matcher {
+export function fieldMatcher(
+  strategy: ResourceStrategy,
+  s: string | null,
+): Matcher {
   if (!s) return undefined;
-  const allowed = selectableFields(type);
+  const allowed = selectableFields(strategy);
   const reqs: { path: string[]; value: string; equal: boolean }[] = [];
   for (const part of s.split(",")) {
     if (part.trim() === "") continue;
@@ -94,21 +59,25 @@ export function fieldMatcher(type: ResourceType, s: string | null): Matcher {
     reqs.push({ path: field.split("."), value, equal: op !== "!=" });
   }
   if (reqs.length === 0) return undefined;
+  const defaults = strategy.fieldDefaults ?? {};
   return (obj) =>
-    reqs.every((r) => (fieldValue(obj, r.path) === r.value) === r.equal);
+    reqs.every((r) =>
+      (fieldValue(obj, r.path, defaults) === r.value) === r.equal
+    );
 }
 
-function fieldValue(obj: KubeObject, path: string[]): string {
+function fieldValue(
+  obj: KubeObject,
+  path: string[],
+  defaults: Readonly<Record<string, string>>,
+): string {
   let v: unknown = obj;
   for (const p of path) {
     if (v === null || typeof v !== "object") return "";
     v = (v as Record<string, unknown>)[p];
   }
-  if (v === undefined || v === null) {
-    // Booleans select as "false" when unset (spec.unschedulable, hostNetwork).
-    const last = path[path.length - 1];
-    return last === "unschedulable" || last === "hostNetwork" ? "false" : "";
-  }
+  // An unset boolean selects as "false" (spec.unschedulable, hostNetwork).
+  if (v === undefined || v === null) return defaults[path.join(".")] ?? "";
   return typeof v === "object" ? JSON.stringify(v) : String(v);
 }
 

@@ -18,6 +18,7 @@
 import type { KubeObject } from "../cache/object.ts";
 import type { ResourceType } from "../client/resources.ts";
 import { apiVersionOf } from "../client/resources.ts";
+import type { ResourceStrategy } from "./_apiserver_strategy.ts";
 
 /** One stored version of an object. */
 export interface Entry {
@@ -102,6 +103,8 @@ export class Table {
   readonly type: ResourceType;
   /** `apiVersion` of its objects. */
   readonly apiVersion: string;
+  /** The kind's rules. */
+  readonly strategy: ResourceStrategy;
   /** Watchers of this table. */
   readonly sinks: Set<EventSink> = new Set();
   /** Resource version of the last write to this table (0: none). */
@@ -116,9 +119,10 @@ export class Table {
   // Snapshots of #sorted by resource version, for continue tokens.
   #snapshots = new Map<number, Entry[]>();
 
-  /** Create the table of `type`. */
-  constructor(type: ResourceType) {
+  /** Create the table of `type`, served by `strategy`. */
+  constructor(type: ResourceType, strategy: ResourceStrategy) {
     this.type = type;
+    this.strategy = strategy;
     this.apiVersion = apiVersionOf(type);
   }
 

@@ -7,7 +7,7 @@
  * @module
  */
 
-import type { Entry } from "./_apiserver_store.ts";
+import type { Entry, Table } from "./_apiserver_store.ts";
 
 const COLUMNS = [
   {
@@ -30,6 +30,7 @@ const COLUMNS = [
 
 /** A meta.k8s.io/v1 Table (what `kubectl get` asks for). */
 export function tableDoc(
+  _table: Table,
   items: readonly Entry[],
   meta: Record<string, unknown>,
   withColumns = true,

@@ -19,7 +19,6 @@ import {
   namespaceRange,
   type Table,
 } from "./_apiserver_store.ts";
-import { tableDoc } from "./_apiserver_table.ts";
 
 const encoder = new TextEncoder();
 const INITIAL_BATCH = 500;
@@ -52,8 +51,11 @@ export interface WatchParams {
   stalled: boolean;
   /** End after this many more events (undefined: never). */
   closeAfter: number | undefined;
-  /** Send objects as meta.k8s.io Tables (kubectl's server-side printing). */
-  asTable: boolean;
+  /**
+   * Encode an event's object (Table, metadata only); unset: plain JSON,
+   * sharing each event's cached line. `first`: the stream's first event.
+   */
+  encode?: (e: Entry, first: boolean) => string;
   /** Called once when the watch ends, however it ends. */
   onEnd: (w: Watch) => void;
 }
@@ -70,7 +72,7 @@ export class Watch implements EventSink {
   #held: Uint8Array[] = [];
   #closeAfter: number | undefined;
   #timedOut = false;
-  #tableHeaders = true;
+  #first = true;
 
   /** Open a watch: queue initial or replayed events, then subscribe. */
   constructor(p: WatchParams) {
@@ -117,20 +119,15 @@ export class Watch implements EventSink {
   }
 
   #emit(type: string, ev: HistoryEvent): void {
-    if (this.#p.asTable) this.#send(line(type, this.#tableJson(ev.entry)));
+    if (this.#p.encode) this.#send(line(type, this.#encoded(ev.entry)));
     else if (type === ev.type) this.#send(eventLine(ev));
     else this.#send(line(type, entryJson(ev.entry)));
   }
 
-  // Like kube-apiserver, only the first Table of a watch has column headers.
-  #tableJson(e: Entry): string {
-    const doc = tableDoc(
-      [e],
-      { resourceVersion: String(e.rv) },
-      this.#tableHeaders,
-    );
-    this.#tableHeaders = false;
-    return JSON.stringify(doc);
+  #encoded(e: Entry): string {
+    const first = this.#first;
+    this.#first = false;
+    return this.#p.encode!(e, first);
   }
 
   /** Stall (hold every event, send nothing) or resume (flush what was held). */
@@ -165,7 +162,7 @@ export class Watch implements EventSink {
     for (let i = start; i < end && !this.#ended; i++) {
       const e: Entry = arr[i];
       if (match && !match(e.obj)) continue;
-      const json = this.#p.asTable ? this.#tableJson(e) : entryJson(e);
+      const json = this.#p.encode ? this.#encoded(e) : entryJson(e);
       batch.push(`{"type":"ADDED","object":${json}}\n`);
       if (batch.length >= size) {
         this.#send(encoder.encode(batch.join("")), batch.length);

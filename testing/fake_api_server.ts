@@ -22,7 +22,7 @@ import {
   type ServerContext,
 } from "./_apiserver_http.ts";
 import { serveMutualTls, type ServerHandle } from "./_apiserver_mtls.ts";
-import { Cluster, keyOf } from "./_apiserver_state.ts";
+import { Cluster, keyOf } from "./_apiserver_registry.ts";
 import { namespaceRange } from "./_apiserver_store.ts";
 import type { Watch } from "./_apiserver_watch.ts";
 

@@ -1,8 +1,9 @@
 /**
- * The write path of the fake API server (the registry's create, update and
- * delete strategies, reduced): server-set metadata (uid, resourceVersion,
+ * The generic registry store of the fake API server (kube-apiserver's
+ * `genericregistry.Store`): server-set metadata (uid, resourceVersion,
  * creationTimestamp, generation), optimistic concurrency, no-op updates that
- * keep the resourceVersion, finalizers, and namespace deletion. Internal to
+ * keep the resourceVersion, finalizers and graceful deletion. Everything
+ * kind-specific comes from the table's `ResourceStrategy` hooks. Internal to
  * `FakeApiServer`; both HTTP handlers and the direct state methods use it.
  *
  * @module
@@ -11,6 +12,9 @@
 import type { KubeObject, ObjectMeta } from "../cache/object.ts";
 import type { Clock } from "../cache/clock.ts";
 import type { ResourceType } from "../client/resources.ts";
+import type { DeleteOptions } from "./_apiserver_delete_options.ts";
+import { strategyFor } from "./_apiserver_strategies.ts";
+import type { StoreAccess } from "./_apiserver_strategy.ts";
 import {
   type Entry,
   frozenCopy,
@@ -60,7 +64,7 @@ export interface DeleteResult {
 }
 
 /** All tables, the global resourceVersion and the event history. */
-export class Cluster {
+export class Cluster implements StoreAccess {
   readonly history: History;
   readonly #clock: Clock;
   readonly #tables: Table[] = [];
@@ -74,7 +78,7 @@ export class Cluster {
     this.history = new History(opts.historyLimit);
     this.#clock = opts.clock;
     for (const t of types) {
-      const table = new Table(t);
+      const table = new Table(t, strategyFor(t));
       this.#tables.push(table);
       if (t.group === "" && t.resource === "namespaces") {
         this.#namespaces = table;
@@ -157,11 +161,11 @@ export class Cluster {
     if (ns !== "") out.namespace = ns;
     out.uid = crypto.randomUUID();
     out.resourceVersion = String(rv);
-    if (table.type.group !== "") out.generation = 1;
+    if (table.strategy.generation) out.generation = 1;
     out.creationTimestamp = rfc3339(this.#clock.now());
     copyUserMeta(meta, out);
     const obj = assemble(table, out, src);
-    if (table === this.#namespaces) namespaceDefaults(obj, name);
+    table.strategy.prepareForCreate?.(obj);
     const entry = this.#entry(ns, name, rv, obj);
     table.put(entry);
     this.#record(table, "ADDED", entry, undefined);
@@ -225,6 +229,10 @@ export class Cluster {
     ) as unknown as Record<string, unknown>;
     const prev = old.obj as unknown as Record<string, unknown>;
     if (JSON.stringify(next) === JSON.stringify(prev)) return old;
+    table.strategy.validateUpdate?.(
+      next as unknown as KubeObject,
+      old.obj,
+    );
     if (
       out.generation !== undefined &&
       !sameExceptMetaStatus(next, prev)
@@ -242,32 +250,35 @@ export class Cluster {
   }
 
   /**
-   * Delete an object; with finalizers it only gets a deletionTimestamp.
-   * Deleting a namespace deletes every object in it.
+   * Delete an object (the store's `Delete`): preconditions, then graceful
+   * deletion when the strategy grants a grace period or finalizers hold
+   * the object (only `deletionTimestamp` is set), else removal, running
+   * the strategy's `onRemove` (a namespace takes its objects with it).
    * @throws {StatusError} NotFound, Conflict (stale precondition)
    */
   delete(
     table: Table,
     namespace: string,
     name: string,
-    preconditions: { resourceVersion?: string; uid?: string } = {},
+    options: DeleteOptions = {},
   ): DeleteResult {
     const ns = table.type.namespaced ? namespace : "";
     const old = table.get(keyOf(ns, name));
     if (!old) throw notFound(table.type.resource, name);
+    const pre = options.preconditions ?? {};
     if (
-      (preconditions.resourceVersion &&
-        preconditions.resourceVersion !== String(old.rv)) ||
-      (preconditions.uid && preconditions.uid !== old.obj.metadata.uid)
+      (pre.resourceVersion && pre.resourceVersion !== String(old.rv)) ||
+      (pre.uid && pre.uid !== old.obj.metadata.uid)
     ) throw conflict(table.type.resource, name);
     const now = rfc3339(this.#clock.now());
-    if (old.obj.metadata.finalizers?.length) {
+    const grace = table.strategy.gracePeriodSeconds?.(old.obj, options) ?? 0;
+    if (old.obj.metadata.finalizers?.length || grace > 0) {
       if (old.obj.metadata.deletionTimestamp) {
         return { entry: old, removed: false };
       }
       const obj = clone(old.obj);
       obj.metadata.deletionTimestamp = now;
-      obj.metadata.deletionGracePeriodSeconds = 0;
+      obj.metadata.deletionGracePeriodSeconds = grace;
       const rv = ++this.#rv;
       obj.metadata.resourceVersion = String(rv);
       const entry = this.#entry(ns, name, rv, obj);
@@ -275,24 +286,13 @@ export class Cluster {
       this.#record(table, "MODIFIED", entry, old);
       return { entry, removed: false };
     }
-    let last: KubeObject = old.obj;
-    if (table === this.#namespaces) {
-      this.#deleteNamespaceContents(name);
-      last = clone(old.obj);
-      last.metadata.deletionTimestamp = now;
-      (last as unknown as { status: unknown }).status = {
-        phase: "Terminating",
-      };
-    }
+    const last = table.strategy.onRemove?.(this, old, now) ?? old.obj;
     return this.#remove(table, old, last);
   }
 
-  #deleteNamespaceContents(ns: string): void {
-    for (const t of this.#tables) {
-      if (!t.type.namespaced) continue;
-      const keys = t.sorted().filter((e) => e.namespace === ns);
-      for (const e of keys) this.#remove(t, e, e.obj);
-    }
+  /** Remove an object at once (no finalizers, no grace), recording DELETED. */
+  removeNow(table: Table, entry: Entry): void {
+    this.#remove(table, entry, entry.obj);
   }
 
   #remove(table: Table, old: Entry, last: KubeObject): DeleteResult {
@@ -381,19 +381,6 @@ function assemble(table: Table, meta: ObjectMeta, src: KubeObject): KubeObject {
     if (k !== "kind" && k !== "apiVersion" && k !== "metadata") out[k] = v;
   }
   return out as unknown as KubeObject;
-}
-
-function namespaceDefaults(obj: KubeObject, name: string): void {
-  const o = obj as unknown as {
-    spec?: { finalizers?: string[] };
-    status?: { phase?: string };
-  };
-  obj.metadata.labels = {
-    ...obj.metadata.labels,
-    "kubernetes.io/metadata.name": name,
-  };
-  o.spec = { finalizers: ["kubernetes"], ...o.spec };
-  o.status = { phase: "Active", ...o.status };
 }
 
 function sameExceptMetaStatus(

@@ -1,0 +1,73 @@
+/**
+ * DELETE of one object and of a collection in the fake API server. The
+ * options come from `parseDeleteOptions` (body and query, one place); what
+ * a delete does is the generic store's, shaped by the kind's strategy
+ * (graceful deletion, finalizers, whether the answer is the object).
+ * Internal to `FakeApiServer`.
+ *
+ * @module
+ */
+
+import {
+  jsonResponse,
+  ok,
+  type ResourceRoute,
+  type ServerContext,
+} from "./_apiserver_context.ts";
+import { parseDeleteOptions } from "./_apiserver_delete_options.ts";
+import { listResponse } from "./_apiserver_encode.ts";
+import { both, fieldMatcher, labelMatcher } from "./_apiserver_select.ts";
+import { type Entry, entryJson, namespaceRange } from "./_apiserver_store.ts";
+
+/** DELETE of one object: the object (pending or per strategy) or a Success Status. */
+export function deleteObject(
+  ctx: ServerContext,
+  r: ResourceRoute,
+  text: string,
+  q: URLSearchParams,
+): Response {
+  const options = parseDeleteOptions(text, q);
+  const { table } = r;
+  const res = ctx.cluster.delete(table, r.namespace, r.name!, options);
+  if (!res.removed || table.strategy.deleteReturnsObject) {
+    return jsonResponse(200, entryJson(res.entry));
+  }
+  return ok({
+    kind: "Status",
+    apiVersion: "v1",
+    metadata: {},
+    status: "Success",
+    details: {
+      name: r.name,
+      group: table.type.group || undefined,
+      kind: table.type.resource,
+      uid: res.entry.obj.metadata.uid,
+    },
+  });
+}
+
+/** DELETE of a collection: every matching object, answered as a list. */
+export function deleteCollection(
+  ctx: ServerContext,
+  r: ResourceRoute,
+  text: string,
+  q: URLSearchParams,
+): Response {
+  const options = parseDeleteOptions(text, q);
+  const { table } = r;
+  const match = both(
+    labelMatcher(q.get("labelSelector")),
+    fieldMatcher(table.strategy, q.get("fieldSelector")),
+  );
+  const [s, e] = namespaceRange(table.sorted(), r.namespace);
+  const victims = table.sorted().slice(s, e).filter((x) =>
+    !match || match(x.obj)
+  );
+  const deleted: Entry[] = [];
+  for (const v of victims) {
+    deleted.push(ctx.cluster.delete(table, v.namespace, v.name, options).entry);
+  }
+  return listResponse(table, deleted, {
+    resourceVersion: String(ctx.cluster.rv),
+  });
+}

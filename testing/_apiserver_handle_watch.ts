@@ -1,0 +1,137 @@
+/**
+ * WATCH of the fake API server: the resourceVersion a watch starts from
+ * (history replay, synthetic ADDED events, watch-list), too old (200 +
+ * ERROR 410), selectors, timeout and bookmarks; the stream itself is
+ * `_apiserver_watch.ts`. Internal to `FakeApiServer`.
+ *
+ * @module
+ */
+
+import {
+  jsonResponse,
+  parseInt64,
+  type ResourceRoute,
+  type ServerContext,
+} from "./_apiserver_context.ts";
+import type { Encoder } from "./_apiserver_encode.ts";
+import { parseRV } from "./_apiserver_handle_list.ts";
+import type { Cluster } from "./_apiserver_registry.ts";
+import { both, fieldMatcher, labelMatcher } from "./_apiserver_select.ts";
+import {
+  invalidListOptions,
+  statusError,
+  tooLargeResourceVersion,
+  watchTooOld,
+} from "./_apiserver_status.ts";
+import { errorEventBody, Watch } from "./_apiserver_watch.ts";
+
+function validateWatchMatch(q: URLSearchParams): {
+  sendInitialEvents: boolean | undefined;
+} {
+  const match = q.get("resourceVersionMatch") ?? "";
+  const sie = q.get("sendInitialEvents");
+  const sendInitialEvents = sie === null ? undefined : sie === "true";
+  const causes: { field: string; message: string; reason: string }[] = [];
+  if (sendInitialEvents !== undefined && match !== "NotOlderThan") {
+    causes.push({
+      field: "resourceVersionMatch",
+      message:
+        "Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan",
+      reason: "FieldValueForbidden",
+    });
+  }
+  if (match !== "") {
+    if (sendInitialEvents === undefined) {
+      causes.push({
+        field: "resourceVersionMatch",
+        message:
+          "Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided",
+        reason: "FieldValueForbidden",
+      });
+    }
+    if (match !== "NotOlderThan") {
+      causes.push({
+        field: "resourceVersionMatch",
+        message:
+          `Unsupported value: "${match}": supported values: "NotOlderThan"`,
+        reason: "FieldValueNotSupported",
+      });
+    }
+  }
+  if (causes.length > 0) throw invalidListOptions(causes);
+  return { sendInitialEvents };
+}
+
+/** WATCH: a stream of events from a resourceVersion, encoded as negotiated. */
+export function watch(
+  ctx: ServerContext,
+  r: ResourceRoute,
+  q: URLSearchParams,
+  enc: Encoder,
+): Response {
+  const { cluster } = ctx;
+  const timeoutSeconds = parseInt64(q.get("timeoutSeconds"));
+  const bookmarksParam = q.get("allowWatchBookmarks");
+  const bookmarks = bookmarksParam === "true" || bookmarksParam === "1";
+  const { sendInitialEvents } = validateWatchMatch(q);
+  const match = both(
+    labelMatcher(q.get("labelSelector")),
+    fieldMatcher(r.table.strategy, q.get("fieldSelector")),
+  );
+  const rvParam = q.get("resourceVersion") ?? "";
+  const current = cluster.rv;
+  const rv = rvParam === "" ? 0 : parseRV(rvParam);
+  if (rv > current) {
+    throw statusError(tooLargeResourceVersion(rv, current));
+  }
+  let initial: boolean;
+  let replay = [] as ReturnType<typeof cluster.history.since>;
+  if (sendInitialEvents !== undefined) {
+    initial = sendInitialEvents;
+    if (!initial && rv !== 0) {
+      if (rv < cluster.history.compactedRV) return tooOldWatch(rv, cluster);
+      replay = cluster.history.since(rv);
+    }
+  } else if (rv === 0) {
+    initial = true;
+  } else {
+    if (rv < cluster.history.compactedRV) return tooOldWatch(rv, cluster);
+    initial = false;
+    replay = cluster.history.since(rv);
+  }
+  const w = new Watch({
+    table: r.table,
+    namespace: r.namespace,
+    match,
+    initial,
+    initialEventsEnd: sendInitialEvents === true,
+    replay,
+    startRV: rv === 0 ? current : rv,
+    bookmarks,
+    bookmarkInterval: ctx.bookmarkInterval,
+    timeoutMs: timeoutSeconds !== undefined && timeoutSeconds > 0
+      ? timeoutSeconds * 1000
+      : undefined,
+    currentRV: () => cluster.rv,
+    clock: ctx.clock,
+    stalled: ctx.faults.stalled,
+    encode: enc.watchObject
+      ? (e, first) => enc.watchObject!(r.table, e, first)
+      : undefined,
+    closeAfter: ctx.faults.closeAfter,
+    onEnd: (x) => ctx.watches.delete(x),
+  });
+  if (!w.ended) ctx.watches.add(w);
+  return new Response(w.body, {
+    status: 200,
+    headers: {
+      "content-type": "application/json",
+      "cache-control": "no-cache, private",
+    },
+  });
+}
+
+function tooOldWatch(rv: number, cluster: Cluster): Response {
+  const status = watchTooOld(rv, cluster.history.compactedRV);
+  return jsonResponse(200, errorEventBody(status));
+}

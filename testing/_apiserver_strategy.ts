@@ -1,0 +1,123 @@
+/**
+ * What the fake API server knows about one kind, in one place: the
+ * counterpart of kube-apiserver's per-resource `rest.RESTCreateStrategy`,
+ * `RESTUpdateStrategy`, `RESTDeleteStrategy`, `GetAttrs` and
+ * `TableConvertor` (pkg/registry/<group>/<resource>/strategy.go). The
+ * generic store (`_apiserver_registry.ts`) and the verb handlers call these
+ * hooks; they never test a kind's name. Strategies live in the
+ * `_apiserver_strategy_*.ts` family files and are looked up in the map of
+ * `_apiserver_strategies.ts`. Internal to `FakeApiServer`.
+ *
+ * @module
+ */
+
+import type { KubeObject } from "../cache/object.ts";
+import type { DeleteOptions } from "./_apiserver_delete_options.ts";
+import type { Cluster } from "./_apiserver_registry.ts";
+import type { Entry, Table } from "./_apiserver_store.ts";
+
+/** What a hook may do to the cluster: the generic store itself. */
+export type StoreAccess = Cluster;
+
+/** A table as a hook sees it. */
+export type StoreTable = Table;
+
+/**
+ * A subresource (`pods/status`, `deployments/scale`, `pods/binding`,
+ * `namespaces/finalize`): its discovery entry and how each verb maps to
+ * the parent object.
+ */
+export interface Subresource {
+  /** Discovery: the kind served (default: the parent's), group/version when another API's. */
+  discovery: { kind?: string; group?: string; version?: string };
+  /** Discovery verbs. */
+  verbs: readonly string[];
+  /** GET (and the base of a PATCH): the subresource's view of the stored object. */
+  view?(entry: Entry): Record<string, unknown>;
+  /**
+   * PUT (and the result of a PATCH): the new parent object from the
+   * current one and the request body. The store then updates the parent.
+   * @throws {StatusError} for a bad body
+   */
+  update?(old: Entry, body: unknown): KubeObject;
+  /** Whether an update through this subresource changes only `status`. */
+  statusOnly?: boolean;
+  /**
+   * POST (`pods/binding`): act on the stored parent and answer with an
+   * HTTP status and a body. @throws {StatusError}
+   */
+  post?(store: StoreAccess, table: StoreTable, old: Entry, body: unknown): {
+    status: number;
+    body: unknown;
+  };
+}
+
+/**
+ * One kind's rules. Every member is optional: the default is what
+ * kube-apiserver does for a plain kind (ConfigMap).
+ */
+export interface ResourceStrategy {
+  /**
+   * Selectable fields besides `metadata.name` and `metadata.namespace`
+   * (the registry's `GetAttrs` / `SelectableFields`).
+   */
+  fields?: readonly string[];
+  /** Value of a selectable field that is unset (booleans select as "false"). */
+  fieldDefaults?: Readonly<Record<string, string>>;
+  /**
+   * Whether a change outside metadata and status bumps
+   * `metadata.generation` (and a create sets it to 1).
+   */
+  generation?: boolean;
+  /** Defaulting on create (`PrepareForCreate`); mutates the assembled object. */
+  prepareForCreate?(obj: KubeObject): void;
+  /**
+   * Validation of an update (`ValidateUpdate`), after the new object is
+   * assembled. @throws {StatusError} 422 Invalid
+   */
+  validateUpdate?(next: KubeObject, old: KubeObject): void;
+  /**
+   * Graceful deletion (`RESTGracefulDeleteStrategy.CheckGracefulDelete`):
+   * the grace period in seconds this DELETE gets, or 0 to delete at once.
+   * Unset: deleted at once.
+   */
+  gracePeriodSeconds?(obj: KubeObject, options: DeleteOptions): number;
+  /**
+   * Runs as the object is removed (after finalizers): e.g. a namespace's
+   * contents go with it. Returns the last state to record, when it
+   * differs from the stored one.
+   */
+  onRemove?(store: StoreAccess, entry: Entry, now: string): KubeObject | void;
+  /** Whether DELETE answers with the object instead of a Status (pods, namespaces). */
+  deleteReturnsObject?: boolean;
+  /** Subresources besides none, keyed by name (`status`, `scale`, ...). */
+  subresources?: Readonly<Record<string, Subresource>>;
+  /** Discovery verbs of the resource (default: all eight). */
+  verbs?: readonly string[];
+  /** Discovery categories (`all`). */
+  categories?: readonly string[];
+}
+
+/** The eight verbs of a plain resource, in discovery order. */
+export const ALL_VERBS: readonly string[] = [
+  "create",
+  "delete",
+  "deletecollection",
+  "get",
+  "list",
+  "patch",
+  "update",
+  "watch",
+];
+
+/** Verbs of a `/status`-like subresource. */
+export const SUBRESOURCE_VERBS: readonly string[] = ["get", "patch", "update"];
+
+/** The status subresource: GET the object, PUT/PATCH change only `status`. */
+export const STATUS: Subresource = {
+  discovery: {},
+  verbs: SUBRESOURCE_VERBS,
+  view: (e) => JSON.parse(JSON.stringify(e.obj)),
+  update: (_old, body) => body as KubeObject,
+  statusOnly: true,
+};
