@@ -242,7 +242,11 @@ export function determineResyncPeriod(desired: number, check: number): number {
 export class SharedProcessor<T> {
   /** How often the Reflector asks {@link shouldResync} (ms; 0 = never). */
   resyncCheckPeriod: number;
-  // listener → whether it is due for the resync being distributed now
+  // listener → whether it was due at the latest resync tick. Same-RV
+  // updates (a resync, or an object unchanged in a relist) reach only those.
+  // A listener starts not due (client-go starts it "syncing", so before the
+  // first tick, and forever with no resyncs, a relist's unchanged objects
+  // reached every handler as spurious updates; DESIGN.md keeps the intent).
   #listeners = new Map<ProcessorListener<T>, boolean>();
   #loops = new Set<Promise<void>>();
   #started = false;
@@ -291,7 +295,7 @@ export class SharedProcessor<T> {
   }
 
   addListener(listener: ProcessorListener<T>): void {
-    this.#listeners.set(listener, true);
+    this.#listeners.set(listener, false);
     if (this.#started) this.#startListener(listener);
   }
 
@@ -311,8 +315,10 @@ export class SharedProcessor<T> {
   }
 
   /**
-   * Queue a notification for every listener; a sync (resync) notification
-   * only for listeners due for a resync.
+   * Queue a notification for every listener; a sync notification (a
+   * same-resourceVersion update) only for listeners that were due at the
+   * latest {@link shouldResync} tick: none before the first tick, never one
+   * with resync period 0.
    */
   distribute(notification: Notification<T>, sync: boolean): void {
     if (!sync) {

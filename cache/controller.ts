@@ -43,13 +43,28 @@ import {
  *   (or, for a handler added after start, from the cache at that time), and
  *   false for later additions, including those found by a relist.
  * - `onUpdate` is called when an object changed. `oldObj` is the last state
- *   the cache knew, so several changes may be merged into one call. A resync
- *   (or a relist that found no change) calls it with two objects of the same
- *   resourceVersion.
+ *   the cache knew, so several changes may be merged into one call.
  * - `onDelete` gets the final state of the object when it is known, else a
  *   {@link DeletedFinalStateUnknown} carrying the last known state: this
  *   happens when the delete was missed while the watch was down and only a
  *   relist noticed it.
+ *
+ * On a relist (the watch could not resume, e.g. after a 410 Expired): an
+ * object new to the cache is an `onAdd(obj, false)`; one whose
+ * resourceVersion changed is one `onUpdate(old, new)`; a cached object
+ * missing from the list is an `onDelete` of a `DeletedFinalStateUnknown`.
+ * An object the list shows unchanged is a same-resourceVersion update, which
+ * follows the resync rule below: with no resyncs, a relist's unchanged
+ * objects produce nothing.
+ *
+ * On a resync (only when the informer has a resync period and the handler
+ * a non-zero one): at each tick where the handler's period is due, it gets
+ * `onUpdate(obj, obj)` for every cached object, old and new with the same
+ * resourceVersion. Same-resourceVersion updates reach only the handlers that
+ * were due at the latest tick: a handler with resync period 0 never gets one,
+ * and before the first tick no handler does. (client-go also sends a
+ * relist's unchanged objects to every handler before its first tick and
+ * forever with resync 0; kubecache does not.)
  *
  * The objects are the cache's own, shared with every other handler and
  * lister (typed `Readonly`, never copied): do not mutate them; copy first
@@ -72,7 +87,10 @@ import {
 export interface ResourceEventHandler<T> {
   /** An object was added to the cache. */
   onAdd?(obj: Readonly<T>, isInInitialList: boolean): void | Promise<void>;
-  /** An object in the cache changed (or was resynced). */
+  /**
+   * An object in the cache changed; or, with the same resourceVersion on
+   * both sides, a resync (only for a handler due for one).
+   */
   onUpdate?(oldObj: Readonly<T>, newObj: Readonly<T>): void | Promise<void>;
   /** An object left the cache; a tombstone when its final state is unknown. */
   onDelete?(
@@ -370,9 +388,14 @@ function informerController<T extends KubeObject>(
   store: Cache<T>,
   opts: InformerOptions<T>,
 ): Controller<T> {
+  // Same-RV updates (a resync, or an object unchanged in a relist) reach
+  // the handler only once a resync tick has happened: never with resync 0
+  // (client-go's NewInformer sends a relist's unchanged objects always).
+  let ticked = false;
   const safe = reportingHandler(
     handler,
     opts.onHandlerError ?? consoleHandlerErrorReporter,
+    () => ticked,
   );
   // The store is the queue's knownObjects, so resyncs and relists produce
   // the right Sync and Deleted deltas.
@@ -385,6 +408,7 @@ function informerController<T extends KubeObject>(
     queue,
     listerWatcher: lw,
     fullResyncPeriod: opts.resyncPeriod,
+    shouldResync: () => ticked = true,
     clock: opts.clock,
     watchListPageSize: opts.pageSize,
     watchErrorHandler: opts.watchErrorHandler,
@@ -395,9 +419,10 @@ function informerController<T extends KubeObject>(
 
 // A handler error must not abort the rest of a key's deltas (the store
 // would miss them), so errors are reported here and swallowed.
-function reportingHandler<T>(
+function reportingHandler<T extends KubeObject>(
   handler: ResourceEventHandler<T>,
   report: HandlerErrorReporter,
+  resynced: () => boolean,
 ): ResourceEventHandler<T> {
   const guard = (
     type: "add" | "update" | "delete",
@@ -414,7 +439,13 @@ function reportingHandler<T>(
   };
   return {
     onAdd: (obj, initial) => guard("add", () => handler.onAdd?.(obj, initial)),
-    onUpdate: (o, n) => guard("update", () => handler.onUpdate?.(o, n)),
+    onUpdate: (o, n) => {
+      if (
+        o.metadata?.resourceVersion === n.metadata?.resourceVersion &&
+        !resynced()
+      ) return;
+      return guard("update", () => handler.onUpdate?.(o, n));
+    },
     onDelete: (obj) => guard("delete", () => handler.onDelete?.(obj)),
   };
 }

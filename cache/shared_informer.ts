@@ -200,6 +200,12 @@ export function newSharedIndexInformer<T extends KubeObject>(
  * throws is reported through `onHandlerError` and keeps getting
  * notifications. Handlers must not modify the objects they get.
  *
+ * Relists and resyncs (details on {@link ResourceEventHandler}): a relist
+ * sends adds, updates and tombstone deletes for what changed; an object it
+ * finds unchanged, like a resync, is a same-resourceVersion update, sent only
+ * to the handlers due at the latest resync tick — never to a handler with
+ * resync period 0, and to none before the first tick.
+ *
  * Waiting: `waitForCacheSync(signal, informer.hasSynced)` resolves once the
  * first full list is in the cache (`hasSynced` is bound, so it can be passed
  * as is, like client-go's `cache.WaitForCacheSync(stop, informer.HasSynced)`;
@@ -506,8 +512,8 @@ export class SharedIndexInformer<T extends KubeObject>
       this.#processor.distribute({ type: "add", obj, isInInitialList }, false);
     },
     onUpdate: (oldObj, newObj) => {
-      // Same resourceVersion: a resync (or an unchanged relist), only for
-      // handlers due for a resync.
+      // Same resourceVersion: a resync (or an object unchanged in a
+      // relist), only for the handlers due at the latest resync tick.
       const isSync = oldObj.metadata?.resourceVersion ===
         newObj.metadata?.resourceVersion;
       this.#detector.addObject(newObj);

@@ -8,6 +8,7 @@ import { metaNamespaceIndexFunc, NAMESPACE_INDEX } from "./index.ts";
 import { DeletedFinalStateUnknown } from "./keys.ts";
 import { CacheMutationError } from "./mutation_detector.ts";
 import type { KubeObject } from "./object.ts";
+import type { ListerWatcher, ObjectList, WatchEvent } from "./listwatch.ts";
 import {
   newSharedIndexInformer,
   type SharedIndexInformer,
@@ -193,13 +194,15 @@ Deno.test("SharedIndexInformer: a relist's new objects are not initial, missed d
   source.addDropWatch(pod("c"));
   source.compact();
   source.breakWatches();
-  await stepUntil(clock, () => h.events.length === 5, "the relist");
-  // Unchanged "a" counts as a sync; without resyncs every handler stays
-  // "syncing" and hears of it, as in client-go.
+  await stepUntil(clock, () => h.events.length === 4, "the relist");
+  source.add(pod("marker"));
+  await eventually(() => h.events.length === 5, "the marker");
+  // Unchanged "a" is a same-RV update: with no resyncs, no handler hears of
+  // it (client-go would send it to every handler).
   assert.deepEqual(h.events.slice(2).sort(), [
     "add c",
+    "add marker",
     "tombstone ns/b",
-    "update a",
   ]);
   assert.ok(watchErrors.length >= 1); // told about the cut and the 410
   const health = informer.health()!;
@@ -455,12 +458,15 @@ function prng(seed: number): () => number {
 
 /**
  * A handler that mirrors what it is told and flags inconsistent sequences:
- * an add for a key it has, an update or delete for a key it lacks.
+ * an add for a key it has, an update or delete for a key it lacks, an
+ * update whose old object is not the one it last got (by resourceVersion:
+ * a same-RV update it was not due for may have swapped the cached copy),
+ * and, with `sameRvAllowed` false, any same-RV update.
  */
-function mirror(async: boolean) {
+function mirror(async: boolean, sameRvAllowed = true) {
   const state = new Map<string, Pod>();
   const violations: string[] = [];
-  const counts = { tombstones: 0 };
+  const counts = { tombstones: 0, sameRv: 0 };
   const key = (o: KubeObject) => `${o.metadata.namespace}/${o.metadata.name}`;
   let calls = 0;
   // The async mirror sometimes takes a while, so events pile up in its
@@ -472,8 +478,26 @@ function mirror(async: boolean) {
       state.set(key(o), o);
       return pause() as Promise<void> | undefined;
     },
-    onUpdate: (_old, o) => {
-      if (!state.has(key(o))) violations.push(`update of absent ${key(o)}`);
+    onUpdate: (old, o) => {
+      const last = state.get(key(o));
+      if (!last) violations.push(`update of absent ${key(o)}`);
+      else if (
+        last.metadata.resourceVersion !== old.metadata.resourceVersion
+      ) {
+        violations.push(
+          `update of ${
+            key(o)
+          } from @${old.metadata.resourceVersion}, last got @${last.metadata.resourceVersion}`,
+        );
+      }
+      if (old.metadata.resourceVersion === o.metadata.resourceVersion) {
+        counts.sameRv++;
+        if (!sameRvAllowed) {
+          violations.push(
+            `same-RV update of ${key(o)}@${o.metadata.resourceVersion}`,
+          );
+        }
+      }
       state.set(key(o), o);
       return pause() as Promise<void> | undefined;
     },
@@ -491,6 +515,9 @@ function mirror(async: boolean) {
     get tombstones() {
       return counts.tombstones;
     },
+    get sameRv() {
+      return counts.sameRv;
+    },
   };
 }
 
@@ -500,7 +527,14 @@ function snapshot(objs: Iterable<Pod>): string[] {
   ).sort();
 }
 
-const exercised = { relists: 0, tombstones: 0 };
+const exercised = {
+  relists: 0,
+  tombstones: 0,
+  // seeds with a relist before the first resync tick (or with no resyncs)
+  earlyRelists: 0,
+  // same-RV updates the resyncing handler got
+  syncUpdates: 0,
+};
 
 async function convergenceRun(seed: number): Promise<void> {
   const rand = prng(seed);
@@ -509,14 +543,24 @@ async function convergenceRun(seed: number): Promise<void> {
   const source = new FakeControllerSource<Pod>();
   let next = 0;
   for (let i = 0; i < 5; i++) source.add(pod(`p${next++}`));
-  const mirrors = [mirror(false), mirror(true)];
+  // h0: resync 0, never a same-RV update; h1: its own resync period (it
+  // may lower the check period); h2: added late, the informer's default.
+  const mirrors = [mirror(false, false), mirror(true), mirror(rand() < 0.5)];
+  const resyncPeriod = rand() < 0.5 ? 0 : 5_000;
+  const h1Resync = pick([2_000, 5_000, 7_000]);
   const informer = newSharedIndexInformer(source, {
     clock,
     pageSize: 3,
-    resyncPeriod: rand() < 0.5 ? 0 : 5_000,
+    resyncPeriod,
   });
   informer.setWatchErrorHandler(() => {});
-  informer.addEventHandler(mirrors[0].handler);
+  informer.addEventHandler(mirrors[0].handler, { resyncPeriod: 0 });
+  informer.addEventHandler(mirrors[1].handler, { resyncPeriod: h1Resync });
+  // No resync tick can have happened before this time.
+  const firstTick = resyncPeriod === 0
+    ? Infinity
+    : Math.min(resyncPeriod, h1Resync);
+  let earlyRelist = false;
   const ac = new AbortController();
   const running = informer.run(ac.signal);
   const live = () => source.items();
@@ -540,8 +584,11 @@ async function convergenceRun(seed: number): Promise<void> {
     else if (r < 0.9) source.failNext(pick(["list", "watch"]), fail(500));
     else if (r < 0.95) source.failNext(pick(["list", "watch"]), fail(429));
     else source.bookmark();
-    if (step === 20) informer.addEventHandler(mirrors[1].handler); // late
+    if (step === 20) informer.addEventHandler(mirrors[2].handler); // late
     await microYield(Math.floor(rand() * 60));
+    if (clock.now() < firstTick && (informer.health()?.relists ?? 0) > 0) {
+      earlyRelist = true;
+    }
     if (rand() < 0.3) await clock.step(Math.floor(rand() * 3_000));
   }
   // Changes only a relist can see: force one (a change the watch misses,
@@ -561,6 +608,8 @@ async function convergenceRun(seed: number): Promise<void> {
   }
   exercised.relists += informer.health()?.relists ?? 0;
   exercised.tombstones += mirrors.reduce((n, m) => n + m.tombstones, 0);
+  if (earlyRelist) exercised.earlyRelists++;
+  exercised.syncUpdates += mirrors[1].sameRv;
   ac.abort();
   await running;
   const violations = mirrors.flatMap((m) => m.violations);
@@ -592,8 +641,14 @@ Deno.test("SharedIndexInformer converges under random changes and faults (seeded
       throw error;
     }
   }
-  // the schedules really exercised relists and missed deletes
-  if (!one) assert.ok(exercised.relists > 0 && exercised.tombstones > 0);
+  // The schedules really exercised relists, missed deletes, relists before
+  // any resync tick (where client-go sends same-RV updates to every
+  // handler) and resyncs of the handler that asked for them.
+  if (!one) {
+    assert.ok(exercised.relists > 0 && exercised.tombstones > 0);
+    assert.ok(exercised.earlyRelists > 0, JSON.stringify(exercised));
+    assert.ok(exercised.syncUpdates > 0, JSON.stringify(exercised));
+  }
 });
 
 Deno.test("SharedIndexInformer.run() settles a grace second after abort even when a handler never returns", async () => {
@@ -637,4 +692,240 @@ Deno.test("SharedIndexInformer.hasSynced can be passed unbound, as client-go pas
   await clock.step(100);
   assert.equal(await synced, true);
   await stop();
+});
+
+/**
+ * A watch stream a test pushes events into; it ends when told to, or when
+ * the request's signal aborts (as a real watch does).
+ */
+class ScriptedWatch<T> implements AsyncIterable<WatchEvent<T>> {
+  #events: WatchEvent<T>[] = [];
+  #ended = false;
+  #wake: (() => void) | undefined;
+
+  constructor(signal: AbortSignal | undefined) {
+    signal?.addEventListener("abort", () => this.end(), { once: true });
+  }
+
+  push(...events: WatchEvent<T>[]): this {
+    this.#events.push(...events);
+    this.#wake?.();
+    return this;
+  }
+
+  end(): this {
+    this.#ended = true;
+    this.#wake?.();
+    return this;
+  }
+
+  async *[Symbol.asyncIterator](): AsyncIterator<WatchEvent<T>> {
+    for (;;) {
+      const event = this.#events.shift();
+      if (event) {
+        yield event;
+        continue;
+      }
+      if (this.#ended) return;
+      await new Promise<void>((resolve) => this.#wake = resolve);
+      this.#wake = undefined;
+    }
+  }
+}
+
+/**
+ * A ListerWatcher answering from a script: the n-th list returns
+ * `lists[n]` (the last one again when the script runs out), and each watch
+ * is a {@link ScriptedWatch} that `onWatch` fills. Lists and watches are
+ * counted, whatever resourceVersion they ask for, so a test does not depend
+ * on the Reflector's relist rules or timing.
+ */
+function scriptedSource(
+  lists: ObjectList<Pod>[],
+  onWatch: (watch: ScriptedWatch<Pod>, n: number) => void,
+) {
+  const calls = { lists: 0, watches: 0 };
+  const lw: ListerWatcher<Pod> = {
+    list: () => {
+      const list = lists[Math.min(calls.lists++, lists.length - 1)];
+      return Promise.resolve(structuredClone(list));
+    },
+    watch: (_opts, signal) => {
+      const watch = new ScriptedWatch<Pod>(signal);
+      onWatch(watch, calls.watches++);
+      return Promise.resolve(watch);
+    },
+  };
+  return { lw, calls };
+}
+
+function at(name: string, rv: string): Pod {
+  return { metadata: { namespace: "ns", name, resourceVersion: rv } };
+}
+
+/** A 410 Expired watch ERROR event, as the apiserver sends it. */
+const EXPIRED: WatchEvent<Pod> = {
+  type: "ERROR",
+  object: {
+    kind: "Status",
+    apiVersion: "v1",
+    status: "Failure",
+    code: 410,
+    reason: "Expired",
+    message: "too old resource version: 101 (150)",
+  },
+};
+
+/** A handler logging "add web-1@100", "update web-2 101→109", "delete web-1". */
+function rvLog(): ResourceEventHandler<Pod> & { log: string[] } {
+  const log: string[] = [];
+  return {
+    log,
+    onAdd: (o) =>
+      void log.push(`add ${o.metadata.name}@${o.metadata.resourceVersion}`),
+    onUpdate: (o, n) =>
+      void log.push(
+        `update ${n.metadata.name} ${o.metadata.resourceVersion}→${n.metadata.resourceVersion}`,
+      ),
+    onDelete: (o) =>
+      void log.push(
+        `delete ${
+          o instanceof DeletedFinalStateUnknown ? o.key : o.metadata.name
+        }`,
+      ),
+  };
+}
+
+const sameRv = (log: string[]) =>
+  log.filter((e) => /^update \S+ (\d+)→\1$/.test(e));
+
+// Issue 10 item 2's wire script: a relist after a WATCH 410 finds web-1
+// unchanged; no handler hears of it before the first resync tick.
+Deno.test("SharedIndexInformer: same-RV updates reach only handlers due at the latest resync tick", async () => {
+  const clock = new FakeClock(0);
+  const watches: ScriptedWatch<Pod>[] = [];
+  const { lw, calls } = scriptedSource([
+    {
+      metadata: { resourceVersion: "101" },
+      items: [at("web-1", "100"), at("web-2", "101")],
+    },
+    {
+      metadata: { resourceVersion: "160" },
+      items: [at("web-1", "100"), at("web-2", "109"), at("web-3", "108")],
+    },
+    {
+      metadata: { resourceVersion: "200" },
+      items: [
+        at("web-1", "100"),
+        at("web-2", "109"),
+        at("web-3", "108"),
+        at("web-4", "170"),
+      ],
+    },
+  ], (watch, n) => {
+    watches.push(watch);
+    if (n === 0) watch.push(EXPIRED).end();
+  });
+  const informer = newSharedIndexInformer(lw, { clock, resyncPeriod: 30_000 });
+  informer.setWatchErrorHandler(() => {});
+  const h0 = rvLog();
+  const h1 = rvLog();
+  informer.addEventHandler(h0, { resyncPeriod: 0 });
+  informer.addEventHandler(h1, { resyncPeriod: 30_000 });
+  const ac = new AbortController();
+  const running = informer.run(ac.signal);
+  const relisted = [
+    "add web-1@100",
+    "add web-2@101",
+    "update web-2 101→109",
+    "add web-3@108",
+  ];
+  await stepUntil(
+    clock,
+    () => h0.log.length >= 4 && h1.log.length >= 4 && watches.length === 2,
+    "the relist",
+  );
+  assert.ok(clock.now() < 30_000);
+  assert.equal(calls.lists, 2);
+  assert.deepEqual(h0.log, relisted);
+  assert.deepEqual(h1.log, relisted);
+
+  // The first resync tick: only h1 gets every object again.
+  await stepUntil(clock, () => sameRv(h1.log).length === 3, "the resync");
+  watches[1].push({ type: "ADDED", object: at("web-4", "170") });
+  await eventually(
+    () =>
+      h0.log.at(-1) === "add web-4@170" && h1.log.at(-1) === "add web-4@170",
+    "the marker",
+  );
+  assert.deepEqual(sameRv(h1.log), [
+    "update web-1 100→100",
+    "update web-2 109→109",
+    "update web-3 108→108",
+  ]);
+  assert.deepEqual(h0.log, [...relisted, "add web-4@170"]);
+
+  // A relist after that tick: its unchanged objects reach h1 (due at the
+  // latest tick), never h0.
+  const h1Before = h1.log.length;
+  watches[1].push(EXPIRED).end();
+  await stepUntil(
+    clock,
+    () => h1.log.length === h1Before + 4,
+    "the second relist",
+  );
+  assert.deepEqual(h1.log.slice(h1Before), [
+    "update web-1 100→100",
+    "update web-2 109→109",
+    "update web-3 108→108",
+    "update web-4 170→170",
+  ]);
+  watches[2].push({ type: "ADDED", object: at("web-5", "210") });
+  await eventually(() => h0.log.at(-1) === "add web-5@210", "the marker");
+  assert.deepEqual(sameRv(h0.log), []);
+  ac.abort();
+  await running;
+});
+
+Deno.test("SharedIndexInformer with resync 0: a relist never sends update x@N→N", async () => {
+  const clock = new FakeClock(0);
+  const watches: ScriptedWatch<Pod>[] = [];
+  const { lw } = scriptedSource([
+    {
+      metadata: { resourceVersion: "101" },
+      items: [at("web-1", "100"), at("web-2", "101")],
+    },
+    {
+      metadata: { resourceVersion: "160" },
+      items: [at("web-1", "100"), at("web-2", "109")],
+    },
+  ], (watch, n) => {
+    watches.push(watch);
+    if (n === 0) watch.push(EXPIRED).end();
+  });
+  const informer = newSharedIndexInformer(lw, { clock });
+  informer.setWatchErrorHandler(() => {});
+  const h0 = rvLog();
+  const h1 = rvLog();
+  informer.addEventHandler(h0);
+  informer.addEventHandler(h1, { resyncPeriod: 30_000 }); // no effect: the informer does no resyncs
+  const ac = new AbortController();
+  const running = informer.run(ac.signal);
+  await stepUntil(clock, () => watches.length === 2, "the relist");
+  await clock.step(120_000);
+  watches[1].push({ type: "ADDED", object: at("web-3", "170") });
+  const want = [
+    "add web-1@100",
+    "add web-2@101",
+    "update web-2 101→109",
+    "add web-3@170",
+  ];
+  await eventually(
+    () => h0.log.length >= 4 && h1.log.length >= 4,
+    "the marker",
+  );
+  assert.deepEqual(h0.log, want);
+  assert.deepEqual(h1.log, want);
+  ac.abort();
+  await running;
 });
