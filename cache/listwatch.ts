@@ -86,6 +86,16 @@ export type WatchEvent<T> =
  * @typeParam T the object type listed and watched
  */
 export interface ListerWatcher<T extends KubeObject = KubeObject> {
+  /**
+   * What is listed and watched, for logs: `"pods"`, `"configmaps in
+   * team-a"`, `"pods (app=web)"`. The Reflector's default name.
+   */
+  readonly description?: string;
+  /**
+   * The apiVersion and kind of the objects (client-go's expected GVK): the
+   * Reflector skips a watched object that names another.
+   */
+  readonly expectedType?: { apiVersion: string; kind: string };
   /** List objects (one page when `opts.limit` is set). */
   list(opts: ListOptions, signal?: AbortSignal): Promise<ObjectList<T>>;
   /**

@@ -9,144 +9,88 @@
 import { Backoff } from "../_util.ts";
 import {
   isBadRequest,
-  isExpired,
   isInvalid,
-  isTooLargeResourceVersion,
   isTooManyRequests,
   StatusError,
 } from "../client/rest.ts";
+import {
+  type EmptyState,
+  initialState,
+  type ReflectorInput,
+  type ReflectorState,
+  relistResourceVersion,
+  step,
+  type Transition,
+  VERY_SHORT_WATCH_MS,
+  watchListResourceVersion,
+} from "./_reflector_state.ts";
+import {
+  logReflectorStatus,
+  type ReflectorStatusListener,
+  StatusReporter,
+} from "./_reflector_status.ts";
+import {
+  AbortableNext,
+  classify,
+  closeWatch,
+  INITIAL_EVENTS_END,
+  isExpectedType,
+  listPages,
+  type OpenWatch,
+  openWatch,
+  ResyncTimer,
+  ScratchStore,
+  WATCH_LIST_END_WAIT_MS,
+  watchdog,
+  WATCHDOG_MARGIN_MS,
+} from "./_reflector_watch.ts";
 import { type Clock, realClock } from "./clock.ts";
-import { metaNamespaceKeyFunc } from "./keys.ts";
-import type { ListerWatcher, ListOptions, WatchEvent } from "./listwatch.ts";
+import type { ListerWatcher, WatchEvent } from "./listwatch.ts";
 import type { KubeObject } from "./object.ts";
 
-/** Watches time out after a random duration in [this, 2·this) seconds (client-go `defaultMinWatchTimeout`). */
-const MIN_WATCH_TIMEOUT_S = 300;
-/** A watch silent this long past its `timeoutSeconds` is presumed dead. */
-const WATCHDOG_MARGIN_MS = 60_000;
-/** A watch that ends with no event sooner than this is a "very short watch". */
-const VERY_SHORT_WATCH_MS = 1_000;
-/** A watch-list silent this long before its end bookmark falls back to list. */
-const WATCH_LIST_END_WAIT_MS = 10_000;
-/** Page size when the caller sets none and paging applies (client-go `pager.defaultPageSize`). */
-const DEFAULT_PAGE_SIZE = 500;
-/** Annotation of the BOOKMARK that ends a watch-list's initial events. */
-const INITIAL_EVENTS_END = "k8s.io/initial-events-end";
+import type {
+  BackoffPolicy,
+  ExpectedType,
+  ReflectorHealth,
+  ReflectorOptions,
+  ReflectorStore,
+  WatchErrorHandler,
+} from "./_reflector_types.ts";
 
-/**
- * What a {@link Reflector} writes to: a `DeltaFIFO`, or any `Store`. Each
- * call is synchronous; `replace` takes ownership of the list.
- *
- * @typeParam T the object type
- */
-export interface ReflectorStore<T> {
-  /** An object was added (watch ADDED). */
-  add(obj: T): void;
-  /** An object changed (watch MODIFIED). */
-  update(obj: T): void;
-  /** An object was deleted (watch DELETED); `obj` is its last state. */
-  delete(obj: T): void;
-  /** The full state at `resourceVersion` (a list or a watch-list). */
-  replace(list: T[], resourceVersion: string): void;
-  /** The periodic resync (every `resyncPeriod`). */
-  resync(): void;
-}
+export {
+  logReflectorStatus,
+  type ReflectorStatus,
+  type ReflectorStatusListener,
+} from "./_reflector_status.ts";
+export type {
+  BackoffPolicy,
+  ExpectedType,
+  ReflectorHealth,
+  ReflectorOptions,
+  ReflectorStore,
+  WatchErrorHandler,
+} from "./_reflector_types.ts";
 
-/**
- * A backoff schedule: `next()` is the delay (ms) to wait after a failure
- * happening now, `reset()` starts over. The default is 800 ms doubling to
- * 30 s, each delay drawn from [d, 2d), back to 800 ms after 2 min without
- * failure (client-go's Reflector `backoffManager`).
- */
-export interface BackoffPolicy {
-  /** The delay in milliseconds to wait after a failure happening now. */
-  next(): number;
-  /** Start over at the initial delay. */
-  reset(): void;
-}
-
-/**
- * Told about every failed list or watch, once per failure, before the
- * Reflector backs off and retries (client-go `WatchErrorHandler`). Should
- * return quickly.
- */
-export type WatchErrorHandler = (
-  reflector: { readonly name: string },
-  error: unknown,
-) => void;
-
-/** Options of a {@link Reflector}; durations in milliseconds. */
-export interface ReflectorOptions {
-  /** Name used in logs and errors. @default {"reflector"} */
-  name?: string;
-  /** How often to call the store's `resync`; 0 = never. @default {0} */
-  resyncPeriod?: number;
-  /** Asked before each resync; `false` skips it. @default {() => true} */
-  shouldResync?: () => boolean;
-  /**
-   * `limit` of every list page, continue pages included (client-go
-   * `WatchListPageSize`). When unset, lists at RV "0" and "" ask for 500 per
-   * page and lists at an exact RV are not paged (so the apiserver's watch
-   * cache can serve them), unless the first list at "0" came back paged.
-   */
-  pageSize?: number;
-  /** Time source for every timer. @default {realClock} */
-  clock?: Clock;
-  /** Backoff between failures. @default 800 ms ×2 up to 30 s, jitter 1.0, reset after 2 min */
-  backoff?: BackoffPolicy;
-  /** Told about each failed list or watch. @default logs one line with `console.error` */
-  watchErrorHandler?: WatchErrorHandler;
-  /**
-   * Fetch the initial state with a watch-list (`sendInitialEvents=true`)
-   * instead of a list; falls back to list+watch when the server rejects it
-   * (400/422) or sends no end-of-initial-events bookmark. @default {false}
-   */
-  useWatchList?: boolean;
-}
-
-/**
- * The Reflector's health, for probes and dashboards. Times are epoch ms
- * on the Reflector's clock.
- */
-export interface ReflectorHealth {
-  /** When the last watch event (bookmarks included) arrived; undefined before any. */
-  lastEventAt: number | undefined;
-  /** Watches opened after the first one. */
-  watchRestarts: number;
-  /** Successful lists (or watch-lists) after the first one. */
-  relists: number;
-  /** The last failure reported to the watch error handler; undefined before any. */
-  lastError: unknown;
-  /** When {@link lastError} happened. */
-  lastErrorAt: number | undefined;
-  /** Same as `Reflector.lastSyncResourceVersion()`. */
-  lastSyncResourceVersion: string;
-}
-
-/** An open watch and what the Reflector tracks about it. */
-interface OpenWatch<T> {
-  iterator: AsyncIterator<WatchEvent<T>>;
-  /** Aborting it cancels the request and the body. */
-  controller: AbortController;
-  timeoutMs: number;
-  openedAt: number;
-  lastActivity: number;
-  /** Set when the watchdog abandoned the watch. */
-  stalled: boolean;
+/** Where a consumed watch moves the resume RV: the `Watching` state, or a watch-list's scratch. */
+interface RVTarget {
+  rv: string;
+  /** Initial ADDEDs of a watch from "" / "0" do not move `rv` (client-go `propagateRVFromStart`). */
+  holdRV: boolean;
 }
 
 /** How one pass over a watch ended. */
 interface WatchOutcome {
+  /**
+   * `clean`: the stream ended (or the signal aborted); `broken`: the
+   * iterator rejected; `stalled`: the watchdog abandoned it; `error`: an
+   * ERROR event; `initialEnd`: a watch-list's end-of-initial-events bookmark
+   * arrived (the watch stays open).
+   */
+  end: "clean" | "broken" | "stalled" | "error" | "initialEnd";
+  /** Events applied (an ERROR event not counted). */
   events: number;
   /** An ERROR event's Status, or the iterator's rejection. */
   error?: unknown;
-  /** The iterator rejected (the stream broke) rather than sending ERROR. */
-  broken?: boolean;
-  stalled?: boolean;
-  /** A watch-list's end-of-initial-events bookmark arrived (the watch stays open). */
-  initialEnd?: boolean;
-  /** The stream ended (cleanly, or broken, or stalled). */
-  ended: boolean;
 }
 
 /**
@@ -157,16 +101,20 @@ interface WatchOutcome {
  * BOOKMARKs only advance the resourceVersion.
  *
  * Rules (client-go's, see DESIGN.md): the first list is at RV "0" (the
- * apiserver's cache), a relist at the last synced RV, and after a 410
- * Expired/Gone or "too large resource version" at RV "" (a quorum read). A
- * continue token that expires mid-list falls back to one unpaged list at
- * the requested RV. Watches ask for bookmarks and time out after a random
- * 5–10 min; a watch that ends cleanly is reopened at once at the last RV
- * without a list; an ERROR event, a failed watch request or a "very short
- * watch" (no event, under 1 s) ends the cycle: back off, then relist. A
- * broken stream resumes at the last RV. A 429 waits at least its
- * Retry-After. A watch silent for longer than its timeout plus a margin is
- * abandoned and reopened. Every timer runs on the injected clock.
+ * apiserver's cache), a relist at the last synced RV — also after a watch
+ * answered 410 Expired/Gone, at once, since the server has answered. Only
+ * after a LIST answered 410 or "too large resource version" does the next
+ * list go to RV "" (a quorum read). A continue token that expires mid-list
+ * falls back to one unpaged list at the requested RV. Watches ask for
+ * bookmarks and time out after a random 5–10 min; a watch that ends cleanly
+ * is reopened at once at the last RV without a list; a failed watch request
+ * or ERROR event backs off (a 429 at least its Retry-After, a refused
+ * connection retried as a watch); a "very short watch" (no event, under
+ * 1 s, clean or broken) backs off and relists. A stream cut after events
+ * resumes at the last RV. A watch from RV ""/"0" does not move the RV on its
+ * initial ADDEDs. A watch silent for longer than its timeout plus a margin
+ * is abandoned and reopened. Every timer runs on the injected clock. The
+ * cycle is a state machine (`_reflector_state.ts`).
  *
  * {@link run} retries forever with backoff until its signal aborts;
  * {@link listAndWatch} is one cycle.
@@ -208,7 +156,7 @@ interface WatchOutcome {
  */
 export class Reflector<T extends KubeObject = KubeObject>
   implements AsyncDisposable {
-  /** Name used in logs and errors. */
+  /** Name used in logs, errors and status lines. */
   readonly name: string;
 
   #lw: ListerWatcher<T>;
@@ -219,17 +167,23 @@ export class Reflector<T extends KubeObject = KubeObject>
   #shouldResync?: () => boolean;
   #pageSize: number;
   #useWatchList: boolean;
-  #errorHandler: WatchErrorHandler;
+  #expected?: ExpectedType;
+  #errorHandler: WatchErrorHandler | undefined;
+  #onStatus: ReflectorStatusListener | undefined;
+  #defaultLog: boolean;
 
-  #lastSyncRV = "";
-  // True after a list or watch at #lastSyncRV failed with 410 or "too large":
-  // the next list (or watch-list) goes to RV "".
-  #rvUnavailable = false;
+  /** The cycle's state; its `rv` is the last synced RV. Changed only through `step` (and `rv` per event). */
+  #state: ReflectorState = initialState();
+  /** The wait of the current `Backoff` state. */
+  #backoffDelay = 0;
   // The first list at RV "0" came back paged: the watch cache is off, so
-  // later lists keep paging (client-go `paginatedResult`).
+  // later lists keep paging (client-go `paginatedResult`). A server fact,
+  // not cycle state.
   #paginatedResult = false;
   // The server rejected or ignored a watch-list: use list+watch from now on.
   #watchListUnsupported = false;
+  /** The resync timer of the current cycle (from a successful list to the next relist). */
+  #resync?: ResyncTimer;
 
   #running?: Promise<void>;
   #disposer = new AbortController();
@@ -239,12 +193,13 @@ export class Reflector<T extends KubeObject = KubeObject>
   #syncs = 0;
   #lastError: unknown;
   #lastErrorAt?: number;
+  #status: StatusReporter;
 
   /**
    * Create a Reflector (client-go `NewReflectorWithOptions`).
    * @param lw where objects are listed and watched
    * @param store where they are mirrored (a `DeltaFIFO` or any `Store`)
-   * @param opts name, resync, paging, clock, backoff, error handler, watch-list
+   * @param opts name, resync, paging, clock, backoff, error and status listeners, expected type, watch-list
    * @throws {RangeError} when `resyncPeriod` or `pageSize` is negative or not a number
    */
   constructor(
@@ -260,14 +215,23 @@ export class Reflector<T extends KubeObject = KubeObject>
     }
     this.#lw = lw;
     this.#store = store;
-    this.name = opts.name ?? "reflector";
+    this.name = opts.name ?? lw.description ?? "reflector";
     this.#clock = opts.clock ?? realClock;
     this.#backoff = opts.backoff ?? new Backoff({ clock: this.#clock });
     this.#resyncPeriod = opts.resyncPeriod ?? 0;
     this.#shouldResync = opts.shouldResync;
     this.#pageSize = opts.pageSize ?? 0;
     this.#useWatchList = opts.useWatchList ?? false;
-    this.#errorHandler = opts.watchErrorHandler ?? defaultWatchErrorHandler;
+    this.#expected = opts.expectedType ?? lw.expectedType;
+    this.#errorHandler = opts.watchErrorHandler;
+    this.#onStatus = opts.onStatus;
+    this.#defaultLog = !opts.onStatus && !opts.watchErrorHandler;
+    this.#status = new StatusReporter(
+      this,
+      () => this.#clock.now(),
+      () =>
+        this.#onStatus ?? (this.#defaultLog ? logReflectorStatus : undefined),
+    );
   }
 
   /**
@@ -275,7 +239,7 @@ export class Reflector<T extends KubeObject = KubeObject>
    * store (client-go `LastSyncResourceVersion`); `""` before the first list.
    */
   lastSyncResourceVersion(): string {
-    return this.#lastSyncRV;
+    return this.#state.rv;
   }
 
   /** A snapshot of the Reflector's health counters. */
@@ -286,23 +250,27 @@ export class Reflector<T extends KubeObject = KubeObject>
       relists: Math.max(0, this.#syncs - 1),
       lastError: this.#lastError,
       lastErrorAt: this.#lastErrorAt,
-      lastSyncResourceVersion: this.#lastSyncRV,
+      lastSyncResourceVersion: this.#state.rv,
+      skippedObjects: this.#status.skipped,
+      failures: this.#status.failures,
     };
   }
 
   /**
-   * Replace the watch error handler (client-go `SetWatchErrorHandler`).
+   * Replace the watch error handler (client-go `SetWatchErrorHandler`);
+   * like client-go's, it replaces the default log unless `onStatus` was set.
    * @param handler told about each failed list or watch
    */
   setWatchErrorHandler(handler: WatchErrorHandler): void {
     this.#errorHandler = handler;
+    this.#defaultLog = false;
   }
 
   /**
-   * List and watch until `signal` aborts, backing off between failed
-   * cycles (client-go `Run`). Settles once everything is closed, shortly
-   * after the abort. Calling it again while it runs returns the same
-   * promise: there is never a second loop.
+   * List and watch until `signal` aborts, backing off between failures
+   * (client-go `Run`). Settles once everything is closed, shortly after the
+   * abort. Calling it again while it runs returns the same promise: there
+   * is never a second loop.
    * @param signal stops the Reflector
    * @returns resolves when stopped; never rejects
    */
@@ -311,7 +279,7 @@ export class Reflector<T extends KubeObject = KubeObject>
     const stop = signal
       ? AbortSignal.any([signal, this.#disposer.signal])
       : this.#disposer.signal;
-    this.#running = this.#loop(stop).finally(() => {
+    this.#running = this.#drive(stop, false).finally(() => {
       this.#running = undefined;
     });
     return this.#running;
@@ -325,323 +293,281 @@ export class Reflector<T extends KubeObject = KubeObject>
 
   /**
    * One cycle (client-go `ListAndWatch`): list (or watch-list) into the
-   * store, then watch, reopening cleanly ended watches, until a failure
-   * that needs a relist. Failures handled inside the cycle (a throttled or
-   * broken watch) are reported to the watch error handler.
+   * store, then watch, reopening watches at the last RV, until a failure
+   * that needs a backoff and a relist. Failures handled inside the cycle (a
+   * throttled or broken watch) are reported to the watch error handler.
    * @param signal stops the cycle; it then resolves
    * @throws the failure that ended the cycle (e.g. a `StatusError`)
    */
   async listAndWatch(signal: AbortSignal): Promise<void> {
-    let first: OpenWatch<T> | undefined;
-    if (this.#useWatchList && !this.#watchListUnsupported) {
-      first = await this.#watchList(signal);
-      if (signal.aborted) return closeWatch(first);
+    const s = this.#state;
+    if (s.type !== "Empty") {
+      this.#state = { type: "Empty", rv: s.rv, quorum: false, listOnly: false };
     }
-    if (!first) {
-      await this.#list(signal);
-      if (signal.aborted) return;
-    }
-    const cycle = new AbortController();
-    const cycleSignal = AbortSignal.any([signal, cycle.signal]);
-    const resync = this.#resyncLoop(cycleSignal, (err) => cycle.abort(err));
+    await this.#drive(signal, true);
+  }
+
+  /**
+   * Run the state machine: perform what the state asks for, classify the
+   * outcome, take the transition. `oneCycle`: throw the failure that leads
+   * to a backoff before a relist, instead of waiting it out.
+   */
+  async #drive(signal: AbortSignal, oneCycle: boolean): Promise<void> {
+    // A watch-list's stream, or a just-opened watch, handed to `Watching`.
+    let open: OpenWatch<T> | undefined;
     try {
-      await this.#watchLoop(first, cycleSignal);
-      if (!signal.aborted && cycle.signal.aborted) throw cycle.signal.reason;
+      while (!signal.aborted) {
+        const s = this.#state;
+        const cycle = this.#resync?.failed;
+        const actionSignal = cycle ? AbortSignal.any([signal, cycle]) : signal;
+        let input: ReflectorInput;
+        switch (s.type) {
+          case "Empty": {
+            const r = await this.#listAction(s, signal);
+            input = r.input;
+            open = r.watch;
+            break;
+          }
+          case "InitListed":
+            try {
+              open = await openWatch(
+                this.#lw,
+                this.#clock,
+                { resourceVersion: s.rv },
+                actionSignal,
+              );
+              this.#watchesOpened++;
+              input = { type: "watchOpened" };
+            } catch (error) {
+              input = { type: "watchOpenFailed", kind: classify(error), error };
+            }
+            break;
+          case "Watching":
+            input = await this.#watchAction(s, open!, actionSignal);
+            open = undefined;
+            break;
+          case "Backoff":
+            await this.#sleep(this.#backoffDelay, signal);
+            input = { type: "slept" };
+            break;
+        }
+        if (signal.aborted) return;
+        if (cycle?.aborted) {
+          open = closeWatch(open);
+          input = { type: "cycleFailed", error: cycle.reason };
+        }
+        const t = step(s, input);
+        const relistAfterBackoff = t.state.type === "Backoff" &&
+          t.state.then.type === "Empty";
+        if (oneCycle && relistAfterBackoff) {
+          this.#state = t.state;
+          await this.#stopResync();
+          throw (t.state as { error: unknown }).error;
+        }
+        this.#enter(t, s, input);
+      }
     } finally {
-      cycle.abort();
-      await resync;
+      closeWatch(open);
+      await this.#stopResync();
     }
   }
 
-  async #loop(stop: AbortSignal): Promise<void> {
-    while (!stop.aborted) {
-      try {
-        await this.listAndWatch(stop);
-      } catch (err) {
-        if (stop.aborted) break;
-        this.#report(err);
-        await this.#sleep(this.#delayAfter(err), stop);
-        continue;
-      }
-      if (stop.aborted) break;
-      // listAndWatch only returns on abort; guard against a tight loop anyway.
-      await this.#sleep(this.#backoff.next(), stop);
+  /** Take transition `t` out of `prev`: report, reset or draw the backoff, tell the status listener, run the resync timer. */
+  #enter(t: Transition, prev: ReflectorState, input: ReflectorInput): void {
+    const next = t.state;
+    this.#state = next;
+    if (t.resetBackoff) this.#backoff.reset();
+    if (t.report !== undefined) this.#report(t.report);
+    if (next.type === "Backoff") {
+      this.#backoffDelay = this.#delayAfter(next.error);
+      this.#status.failed(
+        next.error,
+        this.#backoffDelay,
+        next.then.type === "Empty" ? "list" : "watch",
+      );
+    } else if (t.report !== undefined) {
+      this.#status.restarted(
+        t.report,
+        next.type === "Empty" ? "list" : "watch",
+      );
+    }
+    if (input.type === "listed") {
+      this.#status.recovered(true);
+      if (prev.type === "Empty") this.#startResync();
+    }
+    if (
+      next.type === "Empty" ||
+      (next.type === "Backoff" && next.then.type === "Empty")
+    ) {
+      void this.#stopResync();
     }
   }
 
   // ---- list ---------------------------------------------------------------
 
-  /** client-go `relistResourceVersion`. */
-  #relistRV(): string {
-    if (this.#rvUnavailable) return "";
-    return this.#lastSyncRV === "" ? "0" : this.#lastSyncRV;
-  }
-
-  async #list(signal: AbortSignal): Promise<void> {
-    const rv = this.#relistRV();
+  /** The action of an `Empty` state: a list (or watch-list) into the store. */
+  async #listAction(
+    s: EmptyState,
+    signal: AbortSignal,
+  ): Promise<{ input: ReflectorInput; watch?: OpenWatch<T> }> {
+    if (this.#useWatchList && !this.#watchListUnsupported && !s.listOnly) {
+      return await this.#watchList(s, signal);
+    }
+    const rv = relistResourceVersion(s);
     let result: { items: T[]; resourceVersion: string; paginated: boolean };
     try {
-      result = await this.#listPages(rv, signal);
-    } catch (err) {
-      if (signal.aborted) return;
-      if (!isExpired(err) && !isTooLargeResourceVersion(err)) throw err;
-      // The RV is gone or not there yet: retry at once with a quorum read.
-      this.#rvUnavailable = true;
-      result = await this.#listPages("", signal);
+      result = await listPages(this.#lw, rv, {
+        pageSize: this.#pageSize,
+        keepPaging: this.#paginatedResult,
+      }, signal);
+    } catch (error) {
+      return { input: { type: "listFailed", kind: classify(error), error } };
     }
-    if (signal.aborted) return;
+    // On abort the driver stops before taking any transition.
+    if (signal.aborted) return { input: { type: "slept" } };
     if (rv === "0" && result.paginated) this.#paginatedResult = true;
-    this.#rvUnavailable = false;
-    this.#store.replace(result.items, result.resourceVersion);
-    this.#lastSyncRV = result.resourceVersion;
+    try {
+      this.#store.replace(result.items, result.resourceVersion);
+    } catch (error) {
+      return { input: { type: "listFailed", kind: "status", error } };
+    }
     this.#syncs++;
-  }
-
-  /** client-go `pager.List` with `FullListIfExpired`, and the Reflector's page size rule. */
-  async #listPages(
-    rv: string,
-    signal: AbortSignal,
-  ): Promise<{ items: T[]; resourceVersion: string; paginated: boolean }> {
-    let limit: number | undefined = DEFAULT_PAGE_SIZE;
-    if (this.#pageSize > 0) limit = this.#pageSize;
-    else if (!this.#paginatedResult && rv !== "" && rv !== "0") {
-      // An exact RV without limit can be served from the watch cache.
-      limit = undefined;
-    }
-    const opts: ListOptions = { resourceVersion: rv };
-    if (limit !== undefined) opts.limit = limit;
-    const items: T[] = [];
-    let listRV: string | undefined;
-    let paginated = false;
-    for (;;) {
-      let page;
-      try {
-        page = await this.#lw.list({ ...opts }, signal);
-      } catch (err) {
-        if (!opts.continue || !isExpired(err)) throw err;
-        // The continue token expired mid-list: one full list at the
-        // requested RV (client-go pager's FullListIfExpired).
-        const full = await this.#lw.list({ resourceVersion: rv }, signal);
-        return {
-          items: full.items,
-          resourceVersion: full.metadata.resourceVersion ?? "",
-          paginated,
-        };
-      }
-      listRV ??= page.metadata.resourceVersion ?? "";
-      for (const item of page.items) items.push(item);
-      const token = page.metadata.continue;
-      if (!token) break;
-      // Continue pages carry the token, the limit, and no resourceVersion.
-      opts.continue = token;
-      delete opts.resourceVersion;
-      paginated = true;
-    }
-    return { items, resourceVersion: listRV, paginated };
+    return { input: { type: "listed", rv: result.resourceVersion } };
   }
 
   // ---- watch-list ---------------------------------------------------------
 
   /**
    * client-go `watchList`: stream the state as ADDED events into a scratch
-   * store until the end-of-initial-events bookmark, then `replace`. Returns
-   * the still-open watch, or undefined to fall back to list+watch.
+   * store until the end-of-initial-events bookmark, then `replace`; the
+   * watch stays open for `Watching`. A server that rejects or ignores it
+   * makes the cycle fall back to list+watch.
    */
-  async #watchList(signal: AbortSignal): Promise<OpenWatch<T> | undefined> {
-    while (!signal.aborted) {
-      const scratch = new ScratchStore<T>();
-      let rv = "";
-      let w: OpenWatch<T>;
-      try {
-        w = await this.#openWatch({
-          resourceVersion: this.#rvUnavailable ? "" : this.#lastSyncRV,
-          resourceVersionMatch: "NotOlderThan",
-          sendInitialEvents: true,
-        }, signal);
-      } catch (err) {
-        if (signal.aborted) return undefined;
-        if (isInvalid(err) || isBadRequest(err)) {
-          // A server before watch-list (1.24 answers 422): never ask again.
-          this.#watchListUnsupported = true;
-          return undefined;
-        }
-        if (!(await this.#retryWatchListAfter(err, signal))) {
-          this.#report(err);
-          return undefined;
-        }
-        continue;
-      }
-      const out = await this.#consume(w, scratch, signal, {
-        silenceLimitMs: WATCH_LIST_END_WAIT_MS,
-        stopAtInitialEnd: true,
-        setRV: (v) => rv = v,
-      });
-      if (signal.aborted) return closeWatch(w);
-      if (out.initialEnd) {
-        this.#rvUnavailable = false;
-        this.#store.replace(scratch.list(), rv);
-        this.#lastSyncRV = rv;
-        this.#syncs++;
-        return w;
-      }
-      closeWatch(w);
-      if (out.error !== undefined && !out.stalled) {
-        if (await this.#retryWatchListAfter(out.error, signal)) continue;
-        this.#report(out.error);
-        return undefined;
-      }
-      // The stream sent objects but no end bookmark before going quiet or
-      // ending: the server ignores sendInitialEvents, so use list+watch from
-      // now on. An empty stream closed early may just be a dropped
-      // connection: fall back for this cycle only.
-      if (out.stalled || out.events > 0) this.#watchListUnsupported = true;
-      return undefined;
-    }
-    return undefined;
-  }
-
-  /** Whether a watch-list failure is retried as a watch-list (after its wait). */
-  async #retryWatchListAfter(
-    err: unknown,
+  async #watchList(
+    s: EmptyState,
     signal: AbortSignal,
-  ): Promise<boolean> {
-    if (isExpired(err) || isTooLargeResourceVersion(err)) {
-      this.#report(err);
-      // Retry at once at RV ""; if that was RV "" already, back off first.
-      const already = this.#rvUnavailable;
-      this.#rvUnavailable = true;
-      if (already) await this.#sleep(this.#delayAfter(err), signal);
-      return true;
+  ): Promise<{ input: ReflectorInput; watch?: OpenWatch<T> }> {
+    const scratch = new ScratchStore<T>();
+    let w: OpenWatch<T>;
+    try {
+      w = await openWatch(this.#lw, this.#clock, {
+        resourceVersion: watchListResourceVersion(s),
+        resourceVersionMatch: "NotOlderThan",
+        sendInitialEvents: true,
+      }, signal);
+      this.#watchesOpened++;
+    } catch (error) {
+      if (isInvalid(error) || isBadRequest(error)) {
+        // A server before watch-list (1.24 answers 422): never ask again.
+        this.#watchListUnsupported = true;
+        return { input: { type: "fallBackToList" } };
+      }
+      const kind = classify(error);
+      if (kind === "status") {
+        return { input: { type: "fallBackToList", error } };
+      }
+      return { input: { type: "listFailed", kind, error, watchList: true } };
     }
-    if (isRetriableWatchError(err)) {
-      this.#report(err);
-      await this.#sleep(this.#delayAfter(err), signal);
-      return true;
+    const target: RVTarget = { rv: "", holdRV: false };
+    const out = await this.#consume(w, scratch, signal, target, {
+      silenceLimitMs: WATCH_LIST_END_WAIT_MS,
+      stopAtInitialEnd: true,
+    });
+    if (signal.aborted) return { input: { type: "slept" }, watch: w };
+    if (out.end === "initialEnd") {
+      try {
+        this.#store.replace(scratch.list(), target.rv);
+      } catch (error) {
+        closeWatch(w);
+        return { input: { type: "listFailed", kind: "status", error } };
+      }
+      this.#syncs++;
+      return {
+        input: { type: "listed", rv: target.rv, watching: true },
+        watch: w,
+      };
     }
-    return false;
+    closeWatch(w);
+    if (out.end === "error" || out.end === "broken") {
+      const kind = classify(out.error);
+      if (kind === "status") {
+        return { input: { type: "fallBackToList", error: out.error } };
+      }
+      return {
+        input: { type: "listFailed", kind, error: out.error, watchList: true },
+      };
+    }
+    // The stream sent objects but no end bookmark before going quiet or
+    // ending: the server ignores sendInitialEvents, so use list+watch from
+    // now on. An empty stream closed early may just be a dropped
+    // connection: fall back for this cycle only.
+    if (out.end === "stalled" || out.events > 0) {
+      this.#watchListUnsupported = true;
+    }
+    return { input: { type: "fallBackToList" } };
   }
 
   // ---- watch --------------------------------------------------------------
 
-  /** client-go `watch`: keep a watch open at the last RV until a failure needs a relist. */
-  async #watchLoop(
-    first: OpenWatch<T> | undefined,
+  /** The action of a `Watching` state: apply events until the watch ends. */
+  async #watchAction(
+    s: Extract<ReflectorState, { type: "Watching" }>,
+    w: OpenWatch<T>,
     signal: AbortSignal,
-  ): Promise<void> {
-    let w = first;
-    for (;;) {
-      if (signal.aborted) return closeWatch(w);
-      if (!w) {
-        try {
-          w = await this.#openWatch(
-            { resourceVersion: this.#lastSyncRV },
-            signal,
-          );
-        } catch (err) {
-          if (signal.aborted) return;
-          if (!isRetriableWatchError(err)) throw this.#noteUnavailable(err);
-          this.#report(err);
-          await this.#sleep(this.#delayAfter(err), signal);
-          continue;
-        }
-      }
-      const out = await this.#consume(w, this.#store, signal, {
-        silenceLimitMs: w.timeoutMs + WATCHDOG_MARGIN_MS,
-        setRV: (v) => this.#lastSyncRV = v,
-      });
-      closeWatch(w);
-      const lasted = this.#clock.now() - w.openedAt;
-      w = undefined;
-      if (signal.aborted) return;
-      if (out.stalled) {
-        this.#report(
-          new Error(
-            `${this.name}: abandoned a watch silent for longer than its timeout plus ${WATCHDOG_MARGIN_MS} ms`,
-          ),
-        );
-        continue;
-      }
-      const veryShort = out.events === 0 && lasted < VERY_SHORT_WATCH_MS;
-      if (out.broken) {
-        // A cut stream resumes at the last RV, after a backoff when it
-        // delivered nothing (so a connection that keeps breaking is no
-        // tight loop).
-        this.#report(out.error);
-        if (veryShort) await this.#sleep(this.#delayAfter(out.error), signal);
-        continue;
-      }
-      if (out.error !== undefined) {
-        if (!isTooManyRequests(out.error)) {
-          throw this.#noteUnavailable(out.error);
-        }
-        this.#report(out.error);
-        await this.#sleep(this.#delayAfter(out.error), signal);
-        continue;
-      }
-      if (veryShort) {
-        throw new Error(
-          `${this.name}: very short watch: the watch lasted ${lasted} ms and delivered no event`,
-        );
-      }
-      // Ended cleanly (server timeout, closed after events): reopen at once.
-    }
-  }
-
-  /** Remember that the last RV is gone after a 410 or "too large"; returns `err`. */
-  #noteUnavailable(err: unknown): unknown {
-    if (isExpired(err) || isTooLargeResourceVersion(err)) {
-      this.#rvUnavailable = true;
-    }
-    return err;
-  }
-
-  async #openWatch(
-    extra: ListOptions,
-    signal: AbortSignal,
-  ): Promise<OpenWatch<T>> {
-    // Spread the watches' ends over [5, 10) min, as client-go does.
-    const timeoutSeconds = Math.floor(
-      MIN_WATCH_TIMEOUT_S * (1 + Math.random()),
-    );
-    const controller = new AbortController();
-    // Start the clock before the request: some proxies hold headers until the first event.
-    const openedAt = this.#clock.now();
-    const iterable = await this.#lw.watch({
-      ...extra,
-      allowWatchBookmarks: true,
-      timeoutSeconds,
-    }, AbortSignal.any([signal, controller.signal]));
-    this.#watchesOpened++;
+  ): Promise<ReflectorInput> {
+    const out = await this.#consume(w, this.#store, signal, s, {
+      silenceLimitMs: w.timeoutMs + WATCHDOG_MARGIN_MS,
+      confirmRecovery: this.#status.failing,
+    });
+    closeWatch(w);
+    const lastedMs = this.#clock.now() - w.openedAt;
+    const { end, events } = out;
     return {
-      iterator: iterable[Symbol.asyncIterator](),
-      controller,
-      timeoutMs: timeoutSeconds * 1000,
-      openedAt,
-      lastActivity: openedAt,
-      stalled: false,
+      type: "watchEnded",
+      end: end === "initialEnd" ? "clean" : end,
+      events,
+      lastedMs,
+      error: end === "stalled"
+        ? new Error(
+          `abandoned a watch silent for longer than its timeout plus ${WATCHDOG_MARGIN_MS} ms`,
+        )
+        : out.error,
+      kind: end === "error" ? classify(out.error) : undefined,
     };
   }
 
   /**
    * client-go `handleAnyWatch`: apply events to `store` until the stream
    * ends, fails, goes silent past `silenceLimitMs`, or (watch-list) the
-   * end-of-initial-events bookmark arrives.
+   * end-of-initial-events bookmark arrives. Moves `target.rv` per event.
    */
   async #consume(
     w: OpenWatch<T>,
     store: ReflectorStore<T>,
     signal: AbortSignal,
+    target: RVTarget,
     opts: {
       silenceLimitMs: number;
       stopAtInitialEnd?: boolean;
-      setRV: (rv: string) => void;
+      confirmRecovery?: boolean;
     },
   ): Promise<WatchOutcome> {
     const done = new AbortController();
     const stop = AbortSignal.any([signal, w.controller.signal]);
     w.lastActivity = this.#clock.now();
-    const watchdog = this.#watchdog(w, opts.silenceLimitMs, done.signal);
+    const dog = watchdog(
+      w,
+      opts.silenceLimitMs,
+      this.#clock,
+      done.signal,
+      this.name,
+    );
+    // After an outage, a watch that stays up for a second counts as recovered.
+    const confirm = opts.confirmRecovery
+      ? this.#confirmRecovery(done.signal)
+      : undefined;
     using source = new AbortableNext(w.iterator, stop);
+    const expected = this.#expected;
     let events = 0;
     try {
       for (;;) {
@@ -650,35 +576,52 @@ export class Reflector<T extends KubeObject = KubeObject>
           r = await source.next();
         } catch (error) {
           if (stop.aborted) r = undefined;
-          else return { events, error, broken: true, ended: true };
+          else return { end: "broken", events, error };
         }
         if (r === undefined) {
-          return { events, stalled: w.stalled, ended: true };
+          return { end: w.stalled ? "stalled" : "clean", events };
         }
-        if (r.done) return { events, ended: true };
+        if (r.done) return { end: "clean", events };
+        // Per-event work: keep it to field writes (no closure, no promise).
+        // A batch hook (several events per store call) would go here.
         const ev = r.value;
         w.lastActivity = this.#lastEventAt = this.#clock.now();
-        events++;
         if (ev.type === "ERROR") {
           return {
+            end: "error",
             events,
             error: StatusError.fromStatus(ev.object),
-            ended: true,
           };
         }
+        events++;
+        if (this.#status.failing) this.#status.recovered(false);
+        const obj = ev.object;
+        if (
+          expected !== undefined && ev.type !== "BOOKMARK" &&
+          !isExpectedType(obj, expected)
+        ) {
+          this.#status.skip(
+            obj,
+            ev.type,
+            `${expected.apiVersion} ${expected.kind}`,
+          );
+          continue;
+        }
         this.#apply(store, ev);
-        const rv = ev.object?.metadata?.resourceVersion;
-        if (rv) opts.setRV(rv);
+        if (ev.type !== "ADDED") target.holdRV = false;
+        const rv = obj?.metadata?.resourceVersion;
+        if (rv && !target.holdRV) target.rv = rv;
         if (
           opts.stopAtInitialEnd && ev.type === "BOOKMARK" &&
-          ev.object.metadata?.annotations?.[INITIAL_EVENTS_END] === "true"
+          obj.metadata?.annotations?.[INITIAL_EVENTS_END] === "true"
         ) {
-          return { events, initialEnd: true, ended: false };
+          return { end: "initialEnd", events };
         }
       }
     } finally {
       done.abort();
-      await watchdog;
+      await dog;
+      await confirm;
     }
   }
 
@@ -709,49 +652,29 @@ export class Reflector<T extends KubeObject = KubeObject>
     }
   }
 
-  /** Abandon `w` (abort its request) once it has been silent for `limitMs`. */
-  async #watchdog(
-    w: OpenWatch<T>,
-    limitMs: number,
-    done: AbortSignal,
-  ): Promise<void> {
-    while (!done.aborted) {
-      const due = w.lastActivity + limitMs;
-      const now = this.#clock.now();
-      if (now >= due) {
-        w.stalled = true;
-        w.controller.abort(new Error(`${this.name}: watch went silent`));
-        return;
-      }
-      try {
-        await this.#clock.sleep(due - now, done);
-      } catch {
-        return;
-      }
+  async #confirmRecovery(done: AbortSignal): Promise<void> {
+    try {
+      await this.#clock.sleep(VERY_SHORT_WATCH_MS, done);
+    } catch {
+      return;
     }
+    if (this.#status.failing) this.#status.recovered(false);
   }
 
   // ---- resync, backoff, reporting -----------------------------------------
 
-  async #resyncLoop(
-    signal: AbortSignal,
-    fail: (err: unknown) => void,
-  ): Promise<void> {
-    if (!(this.#resyncPeriod > 0)) return;
-    while (!signal.aborted) {
-      try {
-        await this.#clock.sleep(this.#resyncPeriod, signal);
-      } catch {
-        return;
-      }
-      if (this.#shouldResync && !this.#shouldResync()) continue;
-      try {
-        this.#store.resync();
-      } catch (err) {
-        fail(err);
-        return;
-      }
-    }
+  #startResync(): void {
+    if (!(this.#resyncPeriod > 0) || this.#resync) return;
+    this.#resync = new ResyncTimer(this.#clock, this.#resyncPeriod, () => {
+      if (this.#shouldResync && !this.#shouldResync()) return;
+      this.#store.resync();
+    });
+  }
+
+  async #stopResync(): Promise<void> {
+    const r = this.#resync;
+    this.#resync = undefined;
+    await r?.stop();
   }
 
   /** The next backoff delay, at least the Retry-After of a 429. */
@@ -774,86 +697,11 @@ export class Reflector<T extends KubeObject = KubeObject>
   #report(err: unknown): void {
     this.#lastError = err;
     this.#lastErrorAt = this.#clock.now();
+    if (!this.#errorHandler) return;
     try {
       this.#errorHandler(this, err);
     } catch (handlerError) {
       console.error(`${this.name}: watch error handler threw`, handlerError);
     }
-  }
-}
-
-/** The default {@link WatchErrorHandler}: one line on stderr. */
-function defaultWatchErrorHandler(
-  reflector: { readonly name: string },
-  error: unknown,
-): void {
-  const message = error instanceof Error ? error.message : String(error);
-  console.error(`${reflector.name}: list/watch failed: ${message}`);
-}
-
-/**
- * client-go `isWatchErrorRetriable`: a throttled request, or a network
- * failure (no Status at all), is retried as a watch at the same RV.
- */
-function isRetriableWatchError(err: unknown): boolean {
-  return isTooManyRequests(err) || !(err instanceof StatusError);
-}
-
-/**
- * Races each `next()` of an iterator against one abort signal, with a single
- * abort listener for the iterator's whole life (adding and removing a
- * listener per event cost ~14% of the watch path's CPU). A `next()` resolves
- * `undefined` once the signal aborts, even if the iterator ignores it.
- */
-class AbortableNext<R> {
-  #settle: ((r: IteratorResult<R> | undefined) => void) | undefined;
-  #onAbort = () => this.#settle?.(undefined);
-
-  constructor(
-    readonly iterator: AsyncIterator<R>,
-    readonly signal: AbortSignal,
-  ) {
-    signal.addEventListener("abort", this.#onAbort, { once: true });
-  }
-
-  next(): Promise<IteratorResult<R> | undefined> {
-    if (this.signal.aborted) return Promise.resolve(undefined);
-    return new Promise((resolve, reject) => {
-      this.#settle = resolve;
-      this.iterator.next().then(resolve, reject);
-    });
-  }
-
-  [Symbol.dispose](): void {
-    this.signal.removeEventListener("abort", this.#onAbort);
-    this.#settle = undefined;
-  }
-}
-
-/** Cancel a watch's request and release its iterator; returns undefined. */
-function closeWatch<T>(w: OpenWatch<T> | undefined): undefined {
-  if (!w) return undefined;
-  w.controller.abort();
-  // Not awaited: a generator's return() waits for a pending next().
-  Promise.resolve(w.iterator.return?.()).catch(() => {});
-  return undefined;
-}
-
-/** The scratch store a watch-list fills before `replace` (client-go's temporary `Store`). */
-class ScratchStore<T extends KubeObject> implements ReflectorStore<T> {
-  #items = new Map<string, T>();
-  add(obj: T): void {
-    this.#items.set(metaNamespaceKeyFunc(obj), obj);
-  }
-  update(obj: T): void {
-    this.add(obj);
-  }
-  delete(obj: T): void {
-    this.#items.delete(metaNamespaceKeyFunc(obj));
-  }
-  replace(): void {}
-  resync(): void {}
-  list(): T[] {
-    return [...this.#items.values()];
   }
 }

@@ -1,126 +1,15 @@
 import assert from "node:assert/strict";
-import {
-  Reflector,
-  type ReflectorOptions,
-  type ReflectorStore,
-} from "./reflector.ts";
+import { Reflector } from "./reflector.ts";
 import type { ListerWatcher } from "./listwatch.ts";
-import type { KubeObject, Status } from "./object.ts";
-import { Backoff } from "../_util.ts";
 import { isExpired, StatusError } from "../client/rest.ts";
-import { FakeClock } from "../testing/fake_clock.ts";
 import { FakeControllerSource } from "../testing/fake_controller_source.ts";
-
-const obj = (name: string): KubeObject => ({
-  metadata: { namespace: "ns", name },
-});
-
-/** Records every store call as a short string. */
-class RecordingStore implements ReflectorStore<KubeObject> {
-  ops: string[] = [];
-  failNextAdd?: Error;
-  add(o: KubeObject): void {
-    if (this.failNextAdd) {
-      const err = this.failNextAdd;
-      this.failNextAdd = undefined;
-      throw err;
-    }
-    this.ops.push(`add ${o.metadata.name}@${o.metadata.resourceVersion}`);
-  }
-  update(o: KubeObject): void {
-    this.ops.push(`update ${o.metadata.name}@${o.metadata.resourceVersion}`);
-  }
-  delete(o: KubeObject): void {
-    this.ops.push(`delete ${o.metadata.name}@${o.metadata.resourceVersion}`);
-  }
-  replace(list: KubeObject[], rv: string): void {
-    this.ops.push(
-      `replace ${list.map((o) => o.metadata.name).join(",")}@${rv}`,
-    );
-  }
-  resync(): void {
-    this.ops.push("resync");
-  }
-}
-
-/** Wait (in macrotask turns, never on a timer) until `cond` holds. */
-async function until(cond: () => boolean, what = "a condition"): Promise<void> {
-  for (let i = 0; i < 5_000; i++) {
-    if (cond()) return;
-    await new Promise((r) => setTimeout(r, 0));
-  }
-  throw new Error(`Gave up waiting for ${what}`);
-}
-
-interface Harness extends AsyncDisposable {
-  clock: FakeClock;
-  source: FakeControllerSource;
-  store: RecordingStore;
-  errors: unknown[];
-  reflector: Reflector;
-  ctl: AbortController;
-  start(): Promise<void>;
-  /** Delay (ms) of the one pending sleeper, once it is registered. */
-  pendingDelay(): Promise<number>;
-}
-
-function harness(
-  opts: ReflectorOptions & {
-    source?: FakeControllerSource;
-    lw?: ListerWatcher;
-  } = {},
-): Harness {
-  const clock = (opts.clock as FakeClock | undefined) ??
-    new FakeClock(1_000_000);
-  const source = opts.source ?? new FakeControllerSource();
-  const store = new RecordingStore();
-  const errors: unknown[] = [];
-  const reflector = new Reflector(opts.lw ?? source, store, {
-    backoff: new Backoff({ clock, random: () => 0 }),
-    watchErrorHandler: (_r, e) => errors.push(e),
-    ...opts,
-    clock,
-  });
-  const ctl = new AbortController();
-  let running: Promise<void> | undefined;
-  return {
-    clock,
-    source,
-    store,
-    errors,
-    reflector,
-    ctl,
-    start() {
-      running = reflector.run(ctl.signal);
-      return running;
-    },
-    async pendingDelay() {
-      await clock.waitForWaiters(1);
-      return clock.nextDue()! - clock.now();
-    },
-    async [Symbol.asyncDispose]() {
-      ctl.abort();
-      await running;
-      assert.equal(source.openWatches(), 0, "a watch was left open");
-      assert.equal(clock.waiters(), 0, "a timer was left pending");
-    },
-  };
-}
-
-function status(
-  code: number,
-  reason: string,
-  extra: Partial<Status> = {},
-): Status {
-  return {
-    kind: "Status",
-    status: "Failure",
-    code,
-    reason,
-    message: reason,
-    ...extra,
-  };
-}
+import {
+  harness,
+  obj,
+  RecordingStore,
+  status,
+  until,
+} from "./_reflector_test_util.ts";
 
 Deno.test("Reflector lists at RV 0, then watches from the list's RV with bookmarks and a 5-10 min timeout", async () => {
   await using h = harness();
@@ -169,6 +58,7 @@ Deno.test("Reflector applies a BOOKMARK to the resourceVersion only", async () =
 
 Deno.test("Reflector reopens a watch that ended after events at once at the last RV, without a list", async () => {
   await using h = harness();
+  h.source.add(obj("seed"));
   h.start();
   await until(() => h.source.openWatches() === 1);
   h.source.add(obj("a"));
@@ -176,7 +66,7 @@ Deno.test("Reflector reopens a watch that ended after events at once at the last
   await until(() =>
     h.source.watchCalls.length === 2 && h.source.openWatches() === 1
   );
-  assert.equal(h.source.watchCalls[1].resourceVersion, "1");
+  assert.equal(h.source.watchCalls[1].resourceVersion, "2");
   assert.equal(h.source.listCalls.length, 1);
   assert.deepEqual(h.errors, []);
   assert.equal(h.reflector.health().watchRestarts, 1);
@@ -214,8 +104,10 @@ Deno.test("Reflector backs off after a very short watch, then relists at the las
   assert.equal(h.reflector.health().relists, 1);
 });
 
-Deno.test("Reflector ends the watch on an ERROR event and relists after backoff", async (t) => {
-  await t.step('410 Expired relists at RV ""', async () => {
+Deno.test('Reflector relists at the last synced RV after a watch answered 410, never at RV ""', async (t) => {
+  // issue 10 item 1: LIST rv=0 -> rv 1; WATCH rv=1 -> 410 -> LIST rv=1
+  // (served from the watch cache), not a quorum read.
+  await t.step("ERROR event 410 Expired", async () => {
     await using h = harness();
     h.source.add(obj("a"));
     h.start();
@@ -223,20 +115,58 @@ Deno.test("Reflector ends the watch on an ERROR event and relists after backoff"
     h.source.sendEvent({ type: "ERROR", object: status(410, "Expired") });
     await until(() => h.errors.length === 1);
     assert.ok(h.errors[0] instanceof StatusError && isExpired(h.errors[0]));
+    // The RV came straight from the list: back off before relisting, so a
+    // server that keeps refusing what it just handed out is no tight loop.
     await h.clock.step(await h.pendingDelay());
     await until(() =>
       h.source.listCalls.length === 2 && h.source.openWatches() === 1
     );
-    assert.deepEqual(h.source.listCalls[1], {
-      resourceVersion: "",
-      limit: 500,
-    });
-    // Once a list succeeded, relists go back to the last RV.
+    assert.deepEqual(h.source.listCalls[1], { resourceVersion: "1" });
+    // A later 500 relists at the last RV too.
     h.source.sendEvent({ type: "ERROR", object: status(500, "InternalError") });
     await until(() => h.errors.length === 2);
     await h.clock.step(await h.pendingDelay());
     await until(() => h.source.listCalls.length === 3);
     assert.deepEqual(h.source.listCalls[2], { resourceVersion: "1" });
+  });
+  await t.step(
+    "HTTP 410 on the watch request after events: at once",
+    async () => {
+      await using h = harness();
+      h.source.add(obj("a"));
+      h.start();
+      await until(() => h.source.openWatches() === 1);
+      h.source.add(obj("b"));
+      await until(() => h.reflector.lastSyncResourceVersion() === "2");
+      h.source.failNext("watch", new StatusError(status(410, "Gone")));
+      h.source.resetWatch();
+      await until(() =>
+        h.source.listCalls.length === 2 && h.source.openWatches() === 1
+      );
+      assert.deepEqual(h.source.listCalls[1], { resourceVersion: "2" });
+      assert.equal(h.clock.now(), 1_000_000, "no backoff after an answer");
+      assert.equal(h.errors.length, 1);
+    },
+  );
+  await t.step("ERROR 410 after events: at once, backoff reset", async () => {
+    await using h = harness();
+    h.source.add(obj("a"));
+    h.source.failNext("list", new StatusError(status(500, "InternalError")));
+    h.start();
+    await until(() => h.errors.length === 1);
+    assert.equal(await h.pendingDelay(), 800);
+    await h.clock.step(800);
+    await until(() => h.source.openWatches() === 1);
+    h.source.add(obj("b"));
+    h.source.sendEvent({ type: "ERROR", object: status(410, "Expired") });
+    await until(() =>
+      h.source.listCalls.length === 3 && h.source.openWatches() === 1
+    );
+    assert.deepEqual(h.source.listCalls[2], { resourceVersion: "2" });
+    // The answered 410 and the list reset the backoff: the next failure waits 800 ms.
+    h.source.sendEvent({ type: "ERROR", object: status(500, "InternalError") });
+    await until(() => h.errors.length === 3);
+    assert.equal(await h.pendingDelay(), 800);
   });
   await t.step("500 relists at the last RV", async () => {
     await using h = harness();
@@ -281,19 +211,23 @@ Deno.test('Reflector retries a list at RV "" at once when its RV is expired or t
       assert.deepEqual(h.store.ops, ["replace a@1"]);
     });
   }
-  await t.step('too large on watch open relists at RV ""', async () => {
-    await using h = harness();
-    h.source.add(obj("a"));
-    h.source.failNext("watch", failures["too large"]);
-    h.start();
-    await until(() => h.errors.length === 1);
-    await h.clock.step(await h.pendingDelay());
-    await until(() => h.source.openWatches() === 1);
-    assert.deepEqual(h.source.listCalls[1], {
-      resourceVersion: "",
-      limit: 500,
-    });
-  });
+  await t.step(
+    'too large on watch open relists at the last RV; a list answering too large goes to RV ""',
+    async () => {
+      await using h = harness();
+      h.source.add(obj("a"));
+      h.source.failNext("watch", failures["too large"]);
+      h.start();
+      await until(() => h.errors.length === 1);
+      h.source.failNext("list", failures["too large"]);
+      await h.clock.step(await h.pendingDelay());
+      await until(() => h.source.openWatches() === 1);
+      assert.deepEqual(h.source.listCalls.slice(1), [
+        { resourceVersion: "1" },
+        { resourceVersion: "", limit: 500 },
+      ]);
+    },
+  );
 });
 
 Deno.test("Reflector puts pageSize as limit on every page, continue pages without RV", async () => {
@@ -429,6 +363,7 @@ Deno.test("Reflector retries a throttled watch at the same RV without relisting"
 
 Deno.test("Reflector resumes a cut stream at the last RV without relisting", async () => {
   await using h = harness();
+  h.source.addDropWatch(obj("seed"));
   h.start();
   await until(() => h.source.openWatches() === 1);
   h.source.add(obj("a"));
@@ -436,14 +371,16 @@ Deno.test("Reflector resumes a cut stream at the last RV without relisting", asy
   await until(() =>
     h.source.watchCalls.length === 2 && h.source.openWatches() === 1
   );
-  assert.equal(h.source.watchCalls[1].resourceVersion, "1");
+  assert.equal(h.source.watchCalls[1].resourceVersion, "2");
   assert.equal(h.source.listCalls.length, 1);
   assert.equal(h.errors.length, 1);
   assert.match(String(h.errors[0]), /error reading a body/);
-  assert.deepEqual(h.store.ops, ["replace @0", "add a@1"]);
+  assert.deepEqual(h.store.ops, ["replace seed@1", "add a@2"]);
 });
 
-Deno.test("Reflector backs off before resuming a stream cut before any event", async () => {
+Deno.test("Reflector backs off after a stream cut before any event within 1 s, then relists at the last RV", async () => {
+  // issue 10 item 3: every WATCH rv=1 answers 200 and dies at once, no
+  // bytes: a very short watch, like one that ends cleanly with nothing.
   await using h = harness();
   h.source.add(obj("a"));
   h.start();
@@ -453,12 +390,18 @@ Deno.test("Reflector backs off before resuming a stream cut before any event", a
   assert.equal(await h.pendingDelay(), 800);
   await h.clock.step(799);
   assert.equal(h.source.watchCalls.length, 1);
+  assert.equal(h.source.listCalls.length, 1);
   await h.clock.step(1);
   await until(() =>
     h.source.watchCalls.length === 2 && h.source.openWatches() === 1
   );
+  assert.deepEqual(h.source.listCalls[1], { resourceVersion: "1" });
   assert.equal(h.source.watchCalls[1].resourceVersion, "1");
-  assert.equal(h.source.listCalls.length, 1);
+  // A cut after a quiet second is no very short watch: resumed at once.
+  await h.clock.step(1_000);
+  h.source.breakWatches();
+  await until(() => h.source.watchCalls.length === 3);
+  assert.equal(h.source.listCalls.length, 2);
 });
 
 Deno.test("Reflector abandons a watch silent past its timeout plus a margin and reopens it without a list", async () => {
@@ -664,15 +607,16 @@ Deno.test("Reflector[Symbol.asyncDispose]() stops run()", async () => {
 
 Deno.test("Reflector reports a store error and keeps watching", async () => {
   await using h = harness();
+  h.source.addDropWatch(obj("seed"));
   h.start();
   await until(() => h.source.openWatches() === 1);
   h.store.failNextAdd = new Error("store is full");
   h.source.add(obj("a"));
   h.source.add(obj("b"));
   await until(() => h.store.ops.length === 2);
-  assert.deepEqual(h.store.ops, ["replace @0", "add b@2"]);
+  assert.deepEqual(h.store.ops, ["replace seed@1", "add b@3"]);
   assert.equal(h.errors.length, 1);
-  assert.equal(h.reflector.lastSyncResourceVersion(), "2");
+  assert.equal(h.reflector.lastSyncResourceVersion(), "3");
 });
 
 Deno.test("Reflector.health() reports last event time, restarts, relists and the last error", async () => {
@@ -684,7 +628,10 @@ Deno.test("Reflector.health() reports last event time, restarts, relists and the
     lastError: undefined,
     lastErrorAt: undefined,
     lastSyncResourceVersion: "",
+    skippedObjects: 0,
+    failures: 0,
   });
+  h.source.addDropWatch(obj("seed"));
   h.start();
   await until(() => h.source.openWatches() === 1);
   await h.clock.step(5_000);
@@ -706,7 +653,8 @@ Deno.test("Reflector.health() reports last event time, restarts, relists and the
   assert.equal(health.relists, 1);
   assert.equal(health.lastError, h.errors[0]);
   assert.equal(health.lastErrorAt, 1_005_000);
-  assert.equal(health.lastSyncResourceVersion, "1");
+  assert.equal(health.lastSyncResourceVersion, "2");
+  assert.equal(health.failures, 0);
 });
 
 Deno.test("Reflector rejects a negative resyncPeriod or pageSize", () => {

@@ -1,0 +1,283 @@
+// The Reflector's transition function, tested directly: no server, no clock.
+
+import assert from "node:assert/strict";
+import {
+  type EmptyState,
+  type FailureKind,
+  initialState,
+  type InitListedState,
+  type ReflectorInput,
+  type ReflectorState,
+  relistResourceVersion,
+  step,
+  type Transition,
+  watchListResourceVersion,
+} from "./_reflector_state.ts";
+
+const err = new Error("x");
+const empty = (rv: string, quorum = false): EmptyState => ({
+  type: "Empty",
+  rv,
+  quorum,
+  listOnly: false,
+});
+const listed = (rv: string, fromList = false): InitListedState => ({
+  type: "InitListed",
+  rv,
+  fromList,
+});
+const watching = (
+  rv: string,
+  fromList = false,
+  holdRV = false,
+): ReflectorState => ({ type: "Watching", rv, fromList, holdRV });
+const backoff = (
+  rv: string,
+  kind: FailureKind,
+  then: EmptyState | InitListedState,
+  error: unknown = err,
+): Transition => ({
+  state: { type: "Backoff", rv, error, kind, then },
+  report: error,
+});
+const ended = (
+  end: "clean" | "broken" | "stalled" | "error",
+  events: number,
+  lastedMs: number,
+  kind?: FailureKind,
+): ReflectorInput => ({
+  type: "watchEnded",
+  end,
+  events,
+  lastedMs,
+  kind,
+  error: end === "clean" ? undefined : err,
+});
+
+Deno.test('initialState() is Empty at RV ""; the first list goes to RV 0, a watch-list to RV ""', () => {
+  const s = initialState() as EmptyState;
+  assert.deepEqual(s, empty(""));
+  assert.equal(relistResourceVersion(s), "0");
+  assert.equal(watchListResourceVersion(s), "");
+  assert.equal(relistResourceVersion(empty("101")), "101");
+  assert.equal(relistResourceVersion(empty("101", true)), "");
+  assert.equal(watchListResourceVersion(empty("101", true)), "");
+});
+
+Deno.test("step() from Empty: a list leads to InitListed and resets the backoff; 410 to a quorum read", async (t) => {
+  await t.step("listed", () => {
+    assert.deepEqual(step(empty(""), { type: "listed", rv: "101" }), {
+      state: listed("101", true),
+      resetBackoff: true,
+    });
+  });
+  await t.step("a watch-list keeps its stream: Watching", () => {
+    assert.deepEqual(
+      step(empty("", true), { type: "listed", rv: "7", watching: true }),
+      { state: watching("7", true), resetBackoff: true },
+    );
+  });
+  await t.step("410 / too large: quorum at once, unreported for a list", () => {
+    assert.deepEqual(
+      step(empty("101"), { type: "listFailed", kind: "expired", error: err }),
+      { state: empty("101", true), report: undefined, resetBackoff: true },
+    );
+  });
+  await t.step("410 on a watch-list is reported", () => {
+    const t1 = step(empty(""), {
+      type: "listFailed",
+      kind: "expired",
+      error: err,
+      watchList: true,
+    });
+    assert.equal(t1.report, err);
+    assert.deepEqual(t1.state, empty("", true));
+  });
+  await t.step("410 on a quorum read backs off, quorum kept", () => {
+    assert.deepEqual(
+      step(empty("101", true), {
+        type: "listFailed",
+        kind: "expired",
+        error: err,
+      }),
+      backoff("101", "expired", empty("101", true)),
+    );
+  });
+  for (const kind of ["status", "network", "throttled"] as const) {
+    await t.step(`${kind}: Backoff, then the same list`, () => {
+      assert.deepEqual(
+        step(empty("101", true), { type: "listFailed", kind, error: err }),
+        backoff("101", kind, empty("101", true)),
+      );
+    });
+  }
+  await t.step("fallBackToList: list this cycle", () => {
+    assert.deepEqual(step(empty("5"), { type: "fallBackToList", error: err }), {
+      state: { ...empty("5"), listOnly: true },
+      report: err,
+    });
+  });
+});
+
+Deno.test("step() from InitListed: open → Watching; 410 → relist at the last RV; 429/no answer → retry the watch", async (t) => {
+  await t.step("opened at an exact RV moves the RV per event", () => {
+    assert.deepEqual(step(listed("101", true), { type: "watchOpened" }), {
+      state: watching("101", true, false),
+    });
+  });
+  await t.step('opened at "" or "0" holds the RV on initial ADDEDs', () => {
+    for (const rv of ["", "0"]) {
+      assert.deepEqual(step(listed(rv), { type: "watchOpened" }).state, {
+        type: "Watching",
+        rv,
+        fromList: false,
+        holdRV: true,
+      });
+    }
+  });
+  await t.step("410 after a resume: relist at the last RV at once", () => {
+    assert.deepEqual(
+      step(listed("101"), {
+        type: "watchOpenFailed",
+        kind: "expired",
+        error: err,
+      }),
+      { state: empty("101"), report: err, resetBackoff: true },
+    );
+  });
+  await t.step(
+    "410 right after a list: back off, then relist at the last RV",
+    () => {
+      assert.deepEqual(
+        step(listed("101", true), {
+          type: "watchOpenFailed",
+          kind: "expired",
+          error: err,
+        }),
+        backoff("101", "expired", empty("101")),
+      );
+    },
+  );
+  for (const kind of ["throttled", "network"] as const) {
+    await t.step(`${kind}: Backoff, then the watch again`, () => {
+      assert.deepEqual(
+        step(listed("101", true), {
+          type: "watchOpenFailed",
+          kind,
+          error: err,
+        }),
+        backoff("101", kind, listed("101", true)),
+      );
+    });
+  }
+  await t.step("other answers: Backoff, then relist", () => {
+    assert.deepEqual(
+      step(listed("101"), {
+        type: "watchOpenFailed",
+        kind: "status",
+        error: err,
+      }),
+      backoff("101", "status", empty("101")),
+    );
+  });
+});
+
+Deno.test("step() from Watching: where each ending goes", async (t) => {
+  await t.step(
+    "clean end after events or after 1 s: reopen at once, no report",
+    () => {
+      assert.deepEqual(step(watching("150"), ended("clean", 3, 10)), {
+        state: listed("150"),
+      });
+      assert.deepEqual(step(watching("150", true), ended("clean", 0, 1_000)), {
+        state: listed("150", true),
+      });
+    },
+  );
+  await t.step("very short clean watch: Backoff, then relist", () => {
+    const t1 = step(watching("150"), ended("clean", 0, 999));
+    assert.equal(t1.state.type, "Backoff");
+    assert.deepEqual((t1.state as { then: unknown }).then, empty("150"));
+    assert.match(
+      String(t1.report),
+      /very short watch: the watch lasted 999 ms/,
+    );
+  });
+  await t.step(
+    "broken with no event under 1 s: very short, Backoff, then relist",
+    () => {
+      assert.deepEqual(
+        step(watching("900", true), ended("broken", 0, 5)),
+        backoff("900", "network", empty("900")),
+      );
+    },
+  );
+  await t.step(
+    "broken after events or after a quiet second: resume at once",
+    () => {
+      assert.deepEqual(step(watching("900", true), ended("broken", 2, 5)), {
+        state: listed("900"),
+        report: err,
+      });
+      assert.deepEqual(step(watching("900"), ended("broken", 0, 1_000)), {
+        state: listed("900"),
+        report: err,
+      });
+    },
+  );
+  await t.step("stalled: reopen at once", () => {
+    assert.deepEqual(step(watching("9"), ended("stalled", 0, 700_000)), {
+      state: listed("9"),
+      report: err,
+    });
+  });
+  await t.step("ERROR 410 after events: relist at the last RV at once", () => {
+    assert.deepEqual(
+      step(watching("160", true), ended("error", 1, 5, "expired")),
+      {
+        state: empty("160"),
+        report: err,
+        resetBackoff: true,
+      },
+    );
+  });
+  await t.step(
+    "ERROR 410 as the first event after a list: Backoff, then relist",
+    () => {
+      assert.deepEqual(
+        step(watching("101", true), ended("error", 0, 5, "expired")),
+        backoff("101", "expired", empty("101")),
+      );
+    },
+  );
+  await t.step("ERROR 429: Backoff, then the watch again", () => {
+    assert.deepEqual(
+      step(watching("5"), ended("error", 0, 5, "throttled")),
+      backoff("5", "throttled", listed("5")),
+    );
+  });
+  await t.step("ERROR 500: Backoff, then relist", () => {
+    assert.deepEqual(
+      step(watching("5"), ended("error", 4, 5, "status")),
+      backoff("5", "status", empty("5")),
+    );
+  });
+});
+
+Deno.test("step() from Backoff goes to its target; cycleFailed relists after a backoff", () => {
+  const b = backoff("5", "network", listed("5")).state;
+  assert.deepEqual(step(b, { type: "slept" }), { state: listed("5") });
+  assert.deepEqual(
+    step(watching("5"), { type: "cycleFailed", error: err }),
+    backoff("5", "status", empty("5")),
+  );
+});
+
+Deno.test("step() rejects an input its state cannot take", () => {
+  assert.throws(
+    () => step(empty(""), { type: "watchOpened" }),
+    new TypeError("Reflector state Empty cannot take input watchOpened"),
+  );
+  assert.throws(() => step(watching("1"), { type: "slept" }), TypeError);
+  assert.throws(() => step(listed("1"), { type: "slept" }), TypeError);
+});

@@ -1,0 +1,132 @@
+/**
+ * The public types of the Reflector's contract: what it writes to, its
+ * options, backoff policy, error handler and health. Internal module;
+ * `reflector.ts` re-exports every name.
+ *
+ * @module
+ */
+
+import type { Clock } from "./clock.ts";
+import type { ReflectorStatusListener } from "./_reflector_status.ts";
+
+/**
+ * What a {@link Reflector} writes to: a `DeltaFIFO`, or any `Store`. Each
+ * call is synchronous; `replace` takes ownership of the list.
+ *
+ * @typeParam T the object type
+ */
+export interface ReflectorStore<T> {
+  /** An object was added (watch ADDED). */
+  add(obj: T): void;
+  /** An object changed (watch MODIFIED). */
+  update(obj: T): void;
+  /** An object was deleted (watch DELETED); `obj` is its last state. */
+  delete(obj: T): void;
+  /** The full state at `resourceVersion` (a list or a watch-list). */
+  replace(list: T[], resourceVersion: string): void;
+  /** The periodic resync (every `resyncPeriod`). */
+  resync(): void;
+}
+
+/**
+ * A backoff schedule: `next()` is the delay (ms) to wait after a failure
+ * happening now, `reset()` starts over. The default is 800 ms doubling to
+ * 30 s, each delay drawn from [d, 2d), back to 800 ms after 2 min without
+ * failure (client-go's Reflector `backoffManager`).
+ */
+export interface BackoffPolicy {
+  /** The delay in milliseconds to wait after a failure happening now. */
+  next(): number;
+  /** Start over at the initial delay. */
+  reset(): void;
+}
+
+/**
+ * Told about every failed list or watch, once per failure, before the
+ * Reflector backs off and retries (client-go `WatchErrorHandler`). Should
+ * return quickly.
+ */
+export type WatchErrorHandler = (
+  reflector: { readonly name: string },
+  error: unknown,
+) => void;
+
+/** Options of a {@link Reflector}; durations in milliseconds. */
+export interface ReflectorOptions {
+  /**
+   * Name used in logs, errors and status lines.
+   * @default {the ListerWatcher's `description` (e.g. "configmaps in team-a"), else "reflector"}
+   */
+  name?: string;
+  /** How often to call the store's `resync`; 0 = never. @default {0} */
+  resyncPeriod?: number;
+  /** Asked before each resync; `false` skips it. @default {() => true} */
+  shouldResync?: () => boolean;
+  /**
+   * `limit` of every list page, continue pages included (client-go
+   * `WatchListPageSize`). When unset, lists at RV "0" and "" ask for 500 per
+   * page and lists at an exact RV are not paged (so the apiserver's watch
+   * cache can serve them), unless the first list at "0" came back paged.
+   */
+  pageSize?: number;
+  /** Time source for every timer. @default {realClock} */
+  clock?: Clock;
+  /** Backoff between failures. @default 800 ms ×2 up to 30 s, jitter 1.0, reset after 2 min */
+  backoff?: BackoffPolicy;
+  /**
+   * Told about each failed list or watch (client-go `WatchErrorHandler`).
+   * Setting one turns the default log off unless `onStatus` is set too.
+   * @default {none: failures reach the default log through `onStatus`}
+   */
+  watchErrorHandler?: WatchErrorHandler;
+  /**
+   * Told about each {@link ReflectorStatus} change: failures with their
+   * root cause and the wait before the retry, recoveries, skipped objects.
+   * @default {logReflectorStatus, unless `watchErrorHandler` is set}
+   */
+  onStatus?: ReflectorStatusListener;
+  /**
+   * The apiVersion and kind every watched object must have (client-go's
+   * expected GVK); an object that names another is skipped, never applied
+   * and never moving the resume RV. Objects without apiVersion/kind pass.
+   * @default {the ListerWatcher's `expectedType`; none: no check}
+   */
+  expectedType?: ExpectedType;
+  /**
+   * Fetch the initial state with a watch-list (`sendInitialEvents=true`)
+   * instead of a list; falls back to list+watch when the server rejects it
+   * (400/422) or sends no end-of-initial-events bookmark. @default {false}
+   */
+  useWatchList?: boolean;
+}
+
+/**
+ * The Reflector's health, for probes and dashboards. Times are epoch ms
+ * on the Reflector's clock.
+ */
+export interface ReflectorHealth {
+  /** When the last watch event (bookmarks included) arrived; undefined before any. */
+  lastEventAt: number | undefined;
+  /** Watches opened after the first one. */
+  watchRestarts: number;
+  /** Successful lists (or watch-lists) after the first one. */
+  relists: number;
+  /** The last failure reported to the watch error handler; undefined before any. */
+  lastError: unknown;
+  /** When {@link lastError} happened. */
+  lastErrorAt: number | undefined;
+  /** Same as `Reflector.lastSyncResourceVersion()`. */
+  lastSyncResourceVersion: string;
+  /** Watched objects skipped for an unexpected apiVersion/kind. */
+  skippedObjects: number;
+  /** Failures since the last success; 0 when healthy. */
+  failures: number;
+}
+
+/** The apiVersion and kind a Reflector expects every watched object to have (client-go's expected GVK). */
+export interface ExpectedType {
+  /** e.g. `"apps/v1"`, `"v1"`. */
+  apiVersion: string;
+  /** e.g. `"Deployment"`. */
+  kind: string;
+}
