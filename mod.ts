@@ -1,9 +1,11 @@
 /**
  * kubecache: the informer machinery of Kubernetes client-go for Deno.
- * Re-exports `@kubecache/core/cache` and `@kubecache/core/client`.
+ * Re-exports `@kubecache/core/cache`, `@kubecache/core/client` and
+ * `@kubecache/core/workqueue`.
  *
  * @module
  */
 
 export * from "./cache/mod.ts";
 export * from "./client/mod.ts";
+export * from "./workqueue/mod.ts";

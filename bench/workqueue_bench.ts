@@ -1,0 +1,110 @@
+/**
+ * Work queue throughput: 1M distinct keys added, then taken and marked done
+ * by one worker, against a plain array queue in the same run (same group,
+ * so `deno bench` prints the ratio).
+ *
+ * - `array queue (sync)`: push, then read by index: the floor.
+ * - `array queue + await per item`: the same with one `await` per item,
+ *   the cost any async consumer pays.
+ * - `WorkQueue add+get+done`: dirty/processing sets and metrics.
+ * - `WorkQueue add+get+done, interleaved`: the worker runs while keys keep
+ *   coming (adds of 1k, then the worker drains), so `get` waits and wakes.
+ * - `RateLimitingQueue add+get+forget+done`: what `runWorkers` does per key.
+ *
+ * Items/s = 1M / the average time per iteration.
+ *
+ * Run: `deno bench bench/workqueue_bench.ts`
+ *
+ * @module
+ */
+
+import { WorkQueue } from "../workqueue/queue.ts";
+import { RateLimitingQueue } from "../workqueue/rate_limiting_queue.ts";
+
+const N = 1_000_000;
+const keys = Array.from({ length: N }, (_, i) => `ns-${i % 100}/cm-${i}`);
+const group = "1M items, one worker";
+const opts = { group, n: 5, warmup: 1 } as const;
+
+Deno.bench({
+  name: "array queue (sync)",
+  ...opts,
+  baseline: true,
+  fn() {
+    const q: string[] = [];
+    for (const k of keys) q.push(k);
+    let n = 0;
+    for (let i = 0; i < q.length; i++) if (q[i]) n++;
+    if (n !== N) throw new Error("lost items");
+  },
+});
+
+Deno.bench({
+  name: "array queue + await per item",
+  ...opts,
+  async fn() {
+    const q: string[] = [];
+    for (const k of keys) q.push(k);
+    let n = 0;
+    let head = 0;
+    const get = (): Promise<string | undefined> =>
+      Promise.resolve(head < q.length ? q[head++] : undefined);
+    while (await get() !== undefined) n++;
+    if (n !== N) throw new Error("lost items");
+  },
+});
+
+Deno.bench({
+  name: "WorkQueue add+get+done",
+  ...opts,
+  async fn() {
+    const q = new WorkQueue<string>();
+    for (const k of keys) q.add(k);
+    q.shutDown();
+    let n = 0;
+    for (let k = await q.get(); k !== undefined; k = await q.get()) {
+      q.done(k);
+      n++;
+    }
+    if (n !== N) throw new Error("lost items");
+  },
+});
+
+Deno.bench({
+  name: "WorkQueue add+get+done, interleaved",
+  ...opts,
+  async fn() {
+    const q = new WorkQueue<string>();
+    let n = 0;
+    const worker = (async () => {
+      for (let k = await q.get(); k !== undefined; k = await q.get()) {
+        q.done(k);
+        n++;
+      }
+    })();
+    for (let i = 0; i < N; i += 1_000) {
+      for (let j = i; j < i + 1_000; j++) q.add(keys[j]);
+      await new Promise<void>((resolve) => queueMicrotask(resolve));
+    }
+    q.shutDown();
+    await worker;
+    if (n !== N) throw new Error("lost items");
+  },
+});
+
+Deno.bench({
+  name: "RateLimitingQueue add+get+forget+done",
+  ...opts,
+  async fn() {
+    const q = new RateLimitingQueue<string>();
+    for (const k of keys) q.add(k);
+    q.shutDown();
+    let n = 0;
+    for (let k = await q.get(); k !== undefined; k = await q.get()) {
+      q.forget(k);
+      q.done(k);
+      n++;
+    }
+    if (n !== N) throw new Error("lost items");
+  },
+});

@@ -1,0 +1,303 @@
+/**
+ * {@link WorkQueue}: the work queue of client-go `util/workqueue`
+ * (`queue.go`, type `Typed`), the queue controllers put keys on from their
+ * event handlers and take them off in workers.
+ *
+ * @module
+ */
+
+import { type Clock, realClock } from "../cache/clock.ts";
+import { MetricsRecorder, recorders } from "./_metrics.ts";
+import type { WorkQueueMetrics } from "./metrics.ts";
+
+/** Options of a {@link WorkQueue} and of the queues built on it. */
+export interface WorkQueueOptions {
+  /** Name shown in metrics and errors (client-go `QueueConfig.Name`). Default "". */
+  name?: string;
+  /** Clock of metrics and delays. Default: the real clock. */
+  clock?: Clock;
+}
+
+/** Options of {@link WorkQueue.get}. */
+export interface QueueGetOptions {
+  /**
+   * Stop waiting: `get` rejects with `signal.reason` and hands out nothing.
+   * An item already handed out is never lost to an abort.
+   */
+  signal?: AbortSignal;
+}
+
+interface Waiter<T> {
+  resolve(item: T | undefined): void;
+  detach(): void;
+}
+
+/** Compact the FIFO array once this many slots at its head are spent. */
+const COMPACT_AT = 1024;
+
+/**
+ * A work queue with client-go's guarantees (`workqueue.Typed`): a FIFO of
+ * items plus a *dirty* set (items that need processing) and a *processing*
+ * set (items handed out by {@link WorkQueue.get} and not yet
+ * {@link WorkQueue.done}).
+ *
+ * - **Fair**: items are handed out in the order they were added.
+ * - **Stingy**: an item added again while it waits is queued once.
+ * - **Never concurrent**: an item is handed to one worker at a time. Added
+ *   again while a worker has it, it waits in the dirty set and is queued
+ *   again when that worker calls `done`, so the change is not lost and no
+ *   second worker races the first.
+ * - **Shut down**: after {@link WorkQueue.shutDown}, adds are ignored,
+ *   `get` still hands out what is queued and then resolves `undefined`.
+ *   {@link WorkQueue.shutDownWithDrain} also waits until every item handed
+ *   out is done.
+ *
+ * Items are compared with SameValueZero (a `Set`), so use strings such as
+ * `"namespace/name"` keys, never objects rebuilt per event. Every method is
+ * synchronous except `get` and `shutDownWithDrain`; nothing yields halfway
+ * through a change.
+ *
+ * Consume it with {@link runWorkers}, or by hand: `for await (const key of
+ * queue)` calls `get` until the queue is shut down and empty, and the loop
+ * body must call `done(key)` when it is finished with the key.
+ *
+ * @typeParam T the item type (usually a `string` key)
+ *
+ * @example A worker loop, by hand
+ * ```ts
+ * import { WorkQueue } from "@kubecache/core/workqueue";
+ * import assert from "node:assert/strict";
+ *
+ * const queue = new WorkQueue<string>();
+ * queue.add("default/a");
+ * queue.add("default/b");
+ * queue.add("default/a"); // still waiting: collapses into the first
+ * assert.equal(queue.len(), 2);
+ * queue.shutDown(); // what is queued is still handed out
+ * const seen: string[] = [];
+ * for await (const key of queue) {
+ *   try {
+ *     seen.push(key);
+ *   } finally {
+ *     queue.done(key);
+ *   }
+ * }
+ * assert.deepEqual(seen, ["default/a", "default/b"]);
+ * ```
+ *
+ * @example Re-added while processing: queued again at done, never twice at once
+ * ```ts
+ * import { WorkQueue } from "@kubecache/core/workqueue";
+ * import assert from "node:assert/strict";
+ *
+ * const queue = new WorkQueue<string>();
+ * queue.add("k");
+ * const key = await queue.get();
+ * queue.add("k"); // changed while a worker has it
+ * assert.equal(queue.len(), 0); // not handed to a second worker
+ * queue.done(key!);
+ * assert.equal(queue.len(), 1); // queued again now
+ * assert.equal(await queue.get(), "k");
+ * queue.shutDown();
+ * ```
+ */
+export class WorkQueue<T> implements Disposable {
+  /** Queued items, oldest at `#head`; every item here is also in `#dirty` and not in `#processing`. */
+  #items: (T | undefined)[] = [];
+  #head = 0;
+  /**
+   * Items that need processing (queued ones, and processing ones added
+   * again), each with the time of the add that made it dirty (for the
+   * queue latency).
+   */
+  readonly #dirty = new Map<T, number>();
+  /** Items handed out by get and not yet done, each with the time it was handed out. */
+  readonly #processing = new Map<T, number>();
+  /** Callers of get waiting for an item; only non-empty while nothing is queued. */
+  #waiters: Waiter<T>[] = [];
+  /** Callers of shutDownWithDrain waiting for the processing set to empty. */
+  #drainers: (() => void)[] = [];
+  #shuttingDown = false;
+  #drain = false;
+  readonly #metrics: MetricsRecorder;
+  readonly #clock: Clock;
+
+  /**
+   * Create a queue.
+   * @param opts name (for metrics) and clock
+   */
+  constructor(opts: WorkQueueOptions = {}) {
+    this.#clock = opts.clock ?? realClock;
+    this.#metrics = new MetricsRecorder(opts.name ?? "");
+    recorders.set(this, this.#metrics);
+  }
+
+  /**
+   * Mark `item` as needing processing (client-go `Add`). Queued at the tail
+   * unless it is already waiting (then nothing changes) or being processed
+   * (then it is queued again at its `done`). Ignored after shut down.
+   * @param item the item, usually a key
+   * @throws {TypeError} when `item` is `undefined` (`get` uses it to say "shut down")
+   */
+  add(item: T): void {
+    if (item === undefined) {
+      throw new TypeError(
+        "Cannot add undefined to a WorkQueue: get() resolves undefined to mean shut down",
+      );
+    }
+    if (this.#shuttingDown || this.#dirty.has(item)) return;
+    this.#metrics.adds++;
+    this.#dirty.set(item, this.#clock.now());
+    if (this.#processing.has(item)) return;
+    this.#push(item);
+  }
+
+  /** Number of items waiting to be handed out (client-go `Len`); items being processed do not count. */
+  len(): number {
+    return this.#items.length - this.#head;
+  }
+
+  /**
+   * Take the next item, waiting for one (client-go `Get`). The item moves
+   * to the processing set: call {@link WorkQueue.done} when finished with
+   * it, whatever the outcome. Waiting callers are served in call order.
+   * @param opts `signal` to stop waiting
+   * @returns the item, or `undefined` once the queue is shut down and
+   *   nothing is queued
+   * @throws the `signal`'s reason when it is aborted before an item is handed out
+   */
+  get(opts: QueueGetOptions = {}): Promise<T | undefined> {
+    const { signal } = opts;
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    if (this.len() > 0) return Promise.resolve(this.#take());
+    if (this.#shuttingDown) return Promise.resolve(undefined);
+    return new Promise((resolve, reject) => {
+      const onAbort = () => {
+        this.#waiters = this.#waiters.filter((w) => w !== waiter);
+        reject(signal!.reason);
+      };
+      const waiter: Waiter<T> = {
+        resolve,
+        detach: () => signal?.removeEventListener("abort", onAbort),
+      };
+      signal?.addEventListener("abort", onAbort, { once: true });
+      this.#waiters.push(waiter);
+    });
+  }
+
+  /**
+   * Mark `item` as done (client-go `Done`): it leaves the processing set,
+   * and if it was added again meanwhile it is queued now. An item not
+   * being processed is ignored.
+   * @param item an item `get` handed out
+   */
+  done(item: T): void {
+    const started = this.#processing.get(item);
+    if (started === undefined) return;
+    this.#processing.delete(item);
+    this.#metrics.worked(this.#clock.now() - started);
+    if (this.#dirty.has(item)) this.#push(item);
+    else if (this.#processing.size === 0) this.#wakeDrainers();
+  }
+
+  /**
+   * Stop accepting items (client-go `ShutDown`): later adds are ignored;
+   * `get` hands out what is still queued, then resolves `undefined`, and
+   * every caller waiting in `get` gets `undefined` now. Also ends a
+   * {@link WorkQueue.shutDownWithDrain} wait. Idempotent.
+   */
+  shutDown(): void {
+    this.#drain = false;
+    this.#shutDown();
+    this.#wakeDrainers();
+  }
+
+  /**
+   * Shut down like {@link WorkQueue.shutDown}, then wait until every item
+   * handed out is done (client-go `ShutDownWithDrain`). Workers must go on
+   * calling `done`; a later `shutDown` ends the wait early.
+   * @returns once nothing is being processed
+   */
+  shutDownWithDrain(): Promise<void> {
+    this.#drain = true;
+    this.#shutDown();
+    if (this.#processing.size === 0 || !this.#drain) return Promise.resolve();
+    return new Promise((resolve) => this.#drainers.push(resolve));
+  }
+
+  /** Whether shut down has begun (client-go `ShuttingDown`). */
+  shuttingDown(): boolean {
+    return this.#shuttingDown;
+  }
+
+  /** A snapshot of the queue's metrics (client-go's `workqueue_*` series), as plain numbers. */
+  metrics(): WorkQueueMetrics {
+    return this.#metrics.snapshot(
+      this.#clock.now(),
+      this.len(),
+      this.#processing.values(),
+    );
+  }
+
+  /**
+   * `get` until the queue is shut down and empty. The loop body still
+   * calls `done` for each item.
+   */
+  async *[Symbol.asyncIterator](): AsyncGenerator<T, void, undefined> {
+    for (;;) {
+      const item = await this.get();
+      if (item === undefined) return;
+      yield item;
+    }
+  }
+
+  /** {@link WorkQueue.shutDown}, for `using`. */
+  [Symbol.dispose](): void {
+    this.shutDown();
+  }
+
+  #push(item: T): void {
+    this.#items.push(item);
+    // Waiters exist only while nothing was queued: serve the oldest now.
+    if (this.#waiters.length > 0) {
+      const waiter = this.#waiters.shift()!;
+      waiter.detach();
+      waiter.resolve(this.#take());
+    }
+  }
+
+  #take(): T {
+    const item = this.#items[this.#head] as T;
+    this.#items[this.#head++] = undefined;
+    if (this.#head === this.#items.length) {
+      this.#items = [];
+      this.#head = 0;
+    } else if (
+      this.#head >= COMPACT_AT && this.#head * 2 >= this.#items.length
+    ) {
+      this.#items = this.#items.slice(this.#head);
+      this.#head = 0;
+    }
+    const now = this.#clock.now();
+    this.#metrics.queued(now - this.#dirty.get(item)!);
+    this.#dirty.delete(item);
+    this.#processing.set(item, now);
+    return item;
+  }
+
+  #shutDown(): void {
+    this.#shuttingDown = true;
+    const waiters = this.#waiters;
+    this.#waiters = [];
+    for (const w of waiters) {
+      w.detach();
+      w.resolve(undefined);
+    }
+  }
+
+  #wakeDrainers(): void {
+    const drainers = this.#drainers;
+    this.#drainers = [];
+    for (const resolve of drainers) resolve();
+  }
+}

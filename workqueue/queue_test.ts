@@ -1,0 +1,215 @@
+import assert from "node:assert/strict";
+import { FakeClock } from "../testing/fake_clock.ts";
+import { WorkQueue } from "./queue.ts";
+
+/** Let pending promise callbacks run. */
+const turn = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+Deno.test("WorkQueue.get() hands items out in the order they were added", async () => {
+  const q = new WorkQueue<string>();
+  for (const k of ["c", "a", "b"]) q.add(k);
+  const got = [await q.get(), await q.get(), await q.get()];
+  assert.deepEqual(got, ["c", "a", "b"]);
+  q.shutDown();
+});
+
+Deno.test("WorkQueue.add() collapses an item that is already waiting, keeping its place", async () => {
+  const q = new WorkQueue<string>();
+  q.add("a");
+  q.add("b");
+  q.add("a");
+  assert.equal(q.len(), 2);
+  assert.equal(await q.get(), "a");
+  assert.equal(await q.get(), "b");
+  assert.equal(q.len(), 0);
+  q.shutDown();
+});
+
+Deno.test("WorkQueue never hands an item to a second worker before done(), and requeues it at done() when re-added", async () => {
+  const q = new WorkQueue<string>();
+  q.add("k");
+  const first = await q.get();
+  q.add("k");
+  q.add("k"); // still one pending re-add
+  assert.equal(q.len(), 0);
+  let second: string | undefined;
+  const waiting = q.get().then((k) => second = k);
+  await turn();
+  assert.equal(second, undefined, "a second worker got the item in flight");
+  q.done(first!);
+  await waiting;
+  assert.equal(second, "k");
+  assert.equal(q.len(), 0, "queued once, not twice");
+  q.done("k");
+  assert.equal(q.len(), 0, "no re-add: done() leaves it out");
+  q.shutDown();
+});
+
+Deno.test("WorkQueue.done() of an item not being processed changes nothing", async () => {
+  const q = new WorkQueue<string>();
+  q.add("k");
+  const k = await q.get();
+  q.add("k");
+  q.done(k!); // queued again
+  q.done(k!); // stray: must not queue it a second time
+  assert.equal(q.len(), 1);
+  q.done("never-seen");
+  assert.equal(q.len(), 1);
+  q.shutDown();
+});
+
+Deno.test("WorkQueue.get() waits for an add; waiting callers are served in call order", async () => {
+  const q = new WorkQueue<string>();
+  const order: string[] = [];
+  const w1 = q.get().then((k) => order.push(`w1:${k}`));
+  const w2 = q.get().then((k) => order.push(`w2:${k}`));
+  q.add("a");
+  q.add("b");
+  await Promise.all([w1, w2]);
+  assert.deepEqual(order, ["w1:a", "w2:b"]);
+  q.shutDown();
+});
+
+Deno.test("WorkQueue.get() rejects with the signal's reason on abort and takes nothing", async () => {
+  const q = new WorkQueue<string>();
+  const ctl = new AbortController();
+  const waiting = q.get({ signal: ctl.signal });
+  ctl.abort(new Error("stop"));
+  await assert.rejects(waiting, /stop/);
+  q.add("a");
+  assert.equal(q.len(), 1, "the aborted caller did not take the item");
+  await assert.rejects(q.get({ signal: ctl.signal }), /stop/);
+  assert.equal(q.len(), 1);
+  q.shutDown();
+});
+
+Deno.test("WorkQueue.shutDown() ignores adds, still hands out what is queued, then resolves undefined", async () => {
+  const q = new WorkQueue<string>();
+  q.add("a");
+  q.shutDown();
+  q.add("b");
+  assert.equal(q.shuttingDown(), true);
+  assert.equal(q.len(), 1);
+  assert.equal(await q.get(), "a");
+  assert.equal(await q.get(), undefined);
+});
+
+Deno.test("WorkQueue.shutDown() wakes every waiting get() with undefined", async () => {
+  const q = new WorkQueue<string>();
+  const waiting = [q.get(), q.get()];
+  q.shutDown();
+  assert.deepEqual(await Promise.all(waiting), [undefined, undefined]);
+});
+
+Deno.test("WorkQueue.shutDownWithDrain() waits for the items in flight to be done", async () => {
+  const q = new WorkQueue<string>();
+  q.add("a");
+  q.add("b");
+  const a = await q.get();
+  const b = await q.get();
+  let drained = false;
+  const draining = q.shutDownWithDrain().then(() => drained = true);
+  q.done(a!);
+  await turn();
+  assert.equal(drained, false, "b is still in flight");
+  q.done(b!);
+  await draining;
+  assert.equal(drained, true);
+  assert.equal(await q.get(), undefined);
+});
+
+Deno.test("WorkQueue.shutDownWithDrain() resolves at once when idle, and shutDown() ends a drain wait", async () => {
+  const idle = new WorkQueue<string>();
+  await idle.shutDownWithDrain();
+  const q = new WorkQueue<string>();
+  q.add("a");
+  await q.get(); // never done
+  const draining = q.shutDownWithDrain();
+  q.shutDown();
+  await draining;
+});
+
+Deno.test("WorkQueue async iterator yields until shut down and empty", async () => {
+  const q = new WorkQueue<string>();
+  const seen: string[] = [];
+  const consumer = (async () => {
+    for await (const k of q) {
+      seen.push(k);
+      q.done(k);
+    }
+  })();
+  q.add("a");
+  q.add("b");
+  await turn();
+  q.add("c");
+  q.shutDown();
+  await consumer;
+  assert.deepEqual(seen, ["a", "b", "c"]);
+});
+
+Deno.test("WorkQueue keeps FIFO order across internal compaction", async () => {
+  const q = new WorkQueue<number>();
+  const got: number[] = [];
+  let next = 0;
+  for (let round = 0; round < 5; round++) {
+    for (let i = 0; i < 1_500; i++) q.add(next++);
+    for (let i = 0; i < 1_000; i++) {
+      const n = (await q.get())!;
+      got.push(n);
+      q.done(n);
+    }
+  }
+  while (q.len() > 0) got.push((await q.get())!);
+  assert.deepEqual(got, Array.from({ length: next }, (_, i) => i));
+  q.shutDown();
+});
+
+Deno.test("WorkQueue.add(undefined) throws a TypeError", () => {
+  const q = new WorkQueue<string | undefined>();
+  assert.throws(() => q.add(undefined), TypeError);
+});
+
+Deno.test("WorkQueue.metrics() reports depth, adds, latency, work duration and the longest running item", async () => {
+  const clock = new FakeClock();
+  const q = new WorkQueue<string>({ name: "cms", clock });
+  q.add("a");
+  q.add("a"); // collapsed: not an add
+  q.add("b");
+  await clock.step(10);
+  const a = (await q.get())!;
+  await clock.step(5);
+  const b = (await q.get())!;
+  q.add("a"); // re-added while processing: an add
+  await clock.step(7);
+  let m = q.metrics();
+  assert.equal(m.name, "cms");
+  assert.equal(m.adds, 3);
+  assert.equal(m.depth, 0);
+  assert.equal(m.processing, 2);
+  assert.deepEqual(m.queueLatency, { count: 2, totalMs: 25, maxMs: 15 });
+  assert.equal(m.longestRunningProcessorMs, 12);
+  assert.equal(m.unfinishedWorkMs, 12 + 7);
+  q.done(a); // queued again, waited since its re-add 7 ms ago
+  q.done(b);
+  m = q.metrics();
+  assert.equal(m.depth, 1);
+  assert.deepEqual(m.workDuration, { count: 2, totalMs: 19, maxMs: 12 });
+  assert.equal(m.longestRunningProcessorMs, 0);
+  await q.get();
+  assert.deepEqual(q.metrics().queueLatency, {
+    count: 3,
+    totalMs: 32,
+    maxMs: 15,
+  });
+  q.shutDown();
+});
+
+Deno.test("WorkQueue with using is shut down at the end of the scope", async () => {
+  let q: WorkQueue<string>;
+  {
+    using scoped = new WorkQueue<string>();
+    q = scoped;
+  }
+  assert.equal(q.shuttingDown(), true);
+  assert.equal(await q.get(), undefined);
+});
