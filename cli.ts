@@ -4,13 +4,15 @@
  * synced cache as a table and then one line per change.
  *
  * ```sh
- * deno run -A jsr:@kubecache/core/cli watch pods -A --demo
- * deno run -A jsr:@kubecache/core/cli watch deploy -n kube-system -o wide
+ * deno run -A cli.ts watch pods -A --demo
+ * deno run -A cli.ts watch deploy -n kube-system -o wide
+ * deno run -A cli.ts watch cm --server http://127.0.0.1:8080
  * ```
  *
  * Flags: `-n NS | -A`, `-l SELECTOR`, `--field-selector F`,
  * `-o table|wide|json|name`, `--kubeconfig PATH`, `--context NAME`,
- * `--demo`. Resource names resolve as kubectl resolves them (plural,
+ * `-s`/`--server URL`, `--token T`, `--certificate-authority PATH`,
+ * `--insecure-skip-tls-verify`, `--demo`. Resource names resolve as kubectl resolves them (plural,
  * singular, short name, `name.group`) through the server's discovery.
  *
  * @module
@@ -31,6 +33,7 @@ import { listWatch } from "./client/list_watch.ts";
 import { apiVersionOf, type ResourceType } from "./client/resources.ts";
 import { startDemoCluster } from "./testing/demo_workload.ts";
 import { parseArgs, USAGE, UsageError, type WatchArgs } from "./_cli/args.ts";
+import { loadConfig } from "./_cli/connect.ts";
 import { Discovery, UnknownResourceError } from "./client/discovery.ts";
 import { suggestResource } from "./_cli/resolve.ts";
 import { type PrintedEvent, WatchPrinter } from "./_cli/printer.ts";
@@ -184,18 +187,20 @@ async function connect(
       },
     };
   }
-  let config: KubeConfig;
+  let loaded;
   try {
-    config = args.kubeconfig || args.context
-      ? KubeConfig.fromFile(args.kubeconfig, { context: args.context })
-      : await KubeConfig.load();
+    loaded = await loadConfig(args);
   } catch (err) {
     return { error: describeError(err), async [Symbol.asyncDispose]() {} };
   }
+  const { config, flagsOnly } = loaded;
   const client = new KubeClient(config);
   return {
     client,
-    user: config.contextName === undefined
+    // Who we are, for 401/403 messages: unknown for a token from the flags.
+    user: flagsOnly || args.token !== undefined
+      ? undefined
+      : config.contextName === undefined
       ? "in-cluster service account"
       : kubeconfigUser(args.kubeconfig, args.context),
     [Symbol.asyncDispose]: () => Promise.resolve(client.close()),

@@ -418,3 +418,63 @@ Deno.test("cli.ts piped into a reader that stops after 3 lines exits 0 quietly",
   assert.equal(status.code, 0, stderr);
   assert.match(stderr, /^demo cluster at \S+ .*\n$/);
 });
+
+Deno.test("main() says which flag lacks its value, with exit code 2", async () => {
+  const err = new Output();
+  const argv = ["watch", "cm", "-n", "--kubeconfig", "x"];
+  assert.equal(await main(argv, { stderr: err.write }), 2);
+  assert.equal(
+    err.text,
+    'error: flag needs an argument: -n\nRun "cli.ts --help" for usage.\n',
+  );
+});
+
+Deno.test("cli.ts watches a server given by --server and --token, with no kubeconfig", async () => {
+  await using server = await FakeApiServer.start({ token: "s3cret" });
+  server.create(ConfigMaps, {
+    metadata: { name: "app-config", namespace: "default" },
+  });
+  const home = await Deno.makeTempDir();
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--allow-net=127.0.0.1",
+      "--allow-env",
+      "--allow-read",
+      new URL("./cli.ts", import.meta.url).pathname,
+      "watch",
+      "cm",
+      "--server",
+      server.url,
+      "--token",
+      "s3cret",
+      "-o",
+      "name",
+    ],
+    env: { HOME: home },
+    clearEnv: true,
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let text = "";
+  while (!text.includes("\n")) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    text += value;
+  }
+  child.kill("SIGINT");
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    text += value;
+  }
+  const [status, stderr] = await Promise.all([
+    child.status,
+    new Response(child.stderr).text(),
+  ]);
+  await Deno.remove(home, { recursive: true }); // Deno's cache lands there
+  assert.equal(stderr, "");
+  assert.equal(text, "configmap/app-config\n");
+  assert.equal(status.code, 0);
+});

@@ -32,6 +32,14 @@ export interface WatchArgs {
   context?: string;
   /** `--demo`: watch the embedded demo cluster instead of a real one. */
   demo: boolean;
+  /** `-s`, `--server`: API server URL, overriding the kubeconfig's (kubectl's flag). */
+  server?: string;
+  /** `--token`: bearer token, overriding the kubeconfig user's credentials. */
+  token?: string;
+  /** `--certificate-authority`: path of a PEM CA bundle to verify the server with. */
+  certificateAuthority?: string;
+  /** `--insecure-skip-tls-verify`: do not verify the server's certificate. */
+  insecureSkipTlsVerify?: boolean;
 }
 
 /** What the command line asks for. */
@@ -65,12 +73,23 @@ Flags:
   -o, --output FORMAT        table (default), wide, json or name
       --kubeconfig PATH      kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)
       --context NAME         kubeconfig context (default: the current context)
+  -s, --server URL           API server URL (with no kubeconfig: the only setting needed)
+      --token TOKEN          bearer token
+      --certificate-authority PATH
+                             PEM file of the CA that signed the server's certificate
+      --insecure-skip-tls-verify
+                             do not verify the server's certificate (Deno also needs
+                             --unsafely-ignore-certificate-errors=<host>)
       --demo                 watch an embedded demo cluster with a simulated workload
   -h, --help                 show this help
 
-Examples:
-  deno run -A jsr:@kubecache/core/cli watch pods -A --demo
-  deno run -A jsr:@kubecache/core/cli watch deploy -n kube-system -o wide
+The connection flags override the kubeconfig's settings, as kubectl's do.
+A flag's value that starts with "-" must be given as --flag=value.
+
+Examples (in a checkout of kubecache):
+  deno run -A cli.ts watch pods -A --demo
+  deno run -A cli.ts watch deploy -n kube-system -o wide
+  deno run -A cli.ts watch cm --server http://127.0.0.1:8080
 `;
 
 /** Flags that take a value, by every spelling, mapped to their field. */
@@ -84,14 +103,43 @@ const VALUE_FLAGS: Record<string, keyof WatchArgs> = {
   "--output": "output",
   "--kubeconfig": "kubeconfig",
   "--context": "context",
+  "-s": "server",
+  "--server": "server",
+  "--token": "token",
+  "--certificate-authority": "certificateAuthority",
 };
+
+/** Flags without a value (`--flag=true|false` also accepted), mapped to their field. */
+const BOOLEAN_FLAGS: Record<string, keyof WatchArgs> = {
+  "-A": "allNamespaces",
+  "--all-namespaces": "allNamespaces",
+  "--demo": "demo",
+  "--insecure-skip-tls-verify": "insecureSkipTlsVerify",
+};
+
+/** Flags that choose a cluster, which `--demo` replaces. */
+const CONNECTION_FLAGS = [
+  "--kubeconfig",
+  "--context",
+  "--server",
+  "--token",
+  "--certificate-authority",
+  "--insecure-skip-tls-verify",
+] as const;
 
 /**
  * Parse a command line (without the program name).
+ *
+ * A flag's value is the next argument unless that starts with `-`: then the
+ * value counts as missing (`watch cm -n --kubeconfig x` forgot it, where
+ * kubectl would take `--kubeconfig` as the namespace); `--flag=-value`
+ * passes such a value.
  * @param argv the arguments, e.g. `Deno.args`
  * @returns the parsed command
  * @throws {UsageError} for an unknown command or flag, a missing value or
- * resource, an unknown output format, or `-n` together with `-A`
+ * resource, an unknown output format, `-n` together with `-A`, `--demo`
+ * together with a connection flag, or `--certificate-authority` together
+ * with `--insecure-skip-tls-verify`
  */
 export function parseArgs(argv: readonly string[]): CliArgs {
   if (argv.length === 0) {
@@ -112,22 +160,33 @@ export function parseArgs(argv: readonly string[]): CliArgs {
     output: "table",
     demo: false,
   };
-  const values: Partial<Record<keyof WatchArgs, string>> = {};
+  const values: Partial<Record<keyof WatchArgs, string | boolean>> = {};
+  const given = new Set<keyof WatchArgs>();
   for (let i = 0; i < rest.length; i++) {
     const arg = rest[i];
-    if (arg === "-A" || arg === "--all-namespaces") args.allNamespaces = true;
-    else if (arg === "--demo") args.demo = true;
-    else if (arg.startsWith("-") && arg !== "-") {
-      const [flag, value] = splitFlag(arg);
-      const field = VALUE_FLAGS[flag];
-      if (!field) throw new UsageError(`Unknown flag "${flag}"`);
-      if (value !== undefined) values[field] = value;
-      else if (i + 1 < rest.length) values[field] = rest[++i];
-      else throw new UsageError(`Flag "${flag}" needs a value`);
-    } else if (!args.resource) args.resource = arg;
-    else {throw new UsageError(
-        `Unexpected argument "${arg}": watch takes one resource`,
-      );}
+    if (!arg.startsWith("-") || arg === "-") {
+      if (args.resource) {
+        throw new UsageError(
+          `Unexpected argument "${arg}": watch takes one resource`,
+        );
+      }
+      args.resource = arg;
+      continue;
+    }
+    const [flag, value] = splitFlag(arg);
+    const bool = BOOLEAN_FLAGS[flag];
+    if (bool) {
+      values[bool] = parseBoolean(flag, value);
+      given.add(bool);
+      continue;
+    }
+    const field = VALUE_FLAGS[flag];
+    if (!field) throw new UsageError(`Unknown flag "${flag}"`);
+    if (value !== undefined) values[field] = value;
+    else if (i + 1 < rest.length && !isFlagLike(rest[i + 1])) {
+      values[field] = rest[++i];
+    } else throw new UsageError(`flag needs an argument: ${flag}`);
+    given.add(field);
   }
   if (!args.resource) {
     throw new UsageError('Missing resource: e.g. "watch pods"');
@@ -143,7 +202,36 @@ export function parseArgs(argv: readonly string[]): CliArgs {
   if (args.namespace !== undefined && args.allNamespaces) {
     throw new UsageError("Flags -n and -A cannot be used together");
   }
+  if (args.demo) {
+    const clash = CONNECTION_FLAGS.find((f) =>
+      given.has(VALUE_FLAGS[f] ?? BOOLEAN_FLAGS[f])
+    );
+    if (clash) {
+      throw new UsageError(
+        `Flags --demo and ${clash} cannot be used together: --demo starts its own cluster`,
+      );
+    }
+  }
+  if (args.certificateAuthority !== undefined && args.insecureSkipTlsVerify) {
+    // kubectl refuses the pair too: one of the two is a mistake.
+    throw new UsageError(
+      "Flags --certificate-authority and --insecure-skip-tls-verify cannot be used together",
+    );
+  }
   return args;
+}
+
+/** Whether a following argument is a flag rather than the value of the one before. */
+function isFlagLike(arg: string): boolean {
+  return arg.startsWith("-") && arg !== "-";
+}
+
+function parseBoolean(flag: string, value: string | undefined): boolean {
+  if (value === undefined || value === "true") return true;
+  if (value === "false") return false;
+  throw new UsageError(
+    `Invalid value "${value}" for ${flag}: expected true or false`,
+  );
 }
 
 /** `--flag=value` and `-nvalue` (short flags glued to their value, as kubectl accepts). */

@@ -53,7 +53,30 @@ Deno.test("parseArgs() rejects bad command lines with a reason", () => {
     [["watch"], /Missing resource/],
     [["watch", "pods", "svc"], /Unexpected argument "svc"/],
     [["watch", "pods", "--bogus"], /Unknown flag "--bogus"/],
-    [["watch", "pods", "-n"], /Flag "-n" needs a value/],
+    [["watch", "pods", "-n"], /^flag needs an argument: -n$/],
+    [
+      ["watch", "cm", "-n", "--kubeconfig", "x"],
+      /^flag needs an argument: -n$/,
+    ],
+    [
+      ["watch", "pods", "--demo", "--server", "http://x"],
+      /--demo and --server/,
+    ],
+    [["watch", "pods", "--demo", "--kubeconfig=k"], /--demo and --kubeconfig/],
+    [
+      ["watch", "pods", "--insecure-skip-tls-verify=yes"],
+      /Invalid value "yes"/,
+    ],
+    [
+      [
+        "watch",
+        "pods",
+        "--certificate-authority",
+        "ca.crt",
+        "--insecure-skip-tls-verify",
+      ],
+      /--certificate-authority and --insecure-skip-tls-verify/,
+    ],
     [["watch", "pods", "-o", "yaml"], /Unknown output format "yaml"/],
     [["watch", "pods", "-n", "a", "-A"], /-n and -A cannot be used together/],
   ];
@@ -64,6 +87,72 @@ Deno.test("parseArgs() rejects bad command lines with a reason", () => {
       return true;
     });
   }
+});
+
+Deno.test("parseArgs() says which flag lacks its value, for every flag with a value", () => {
+  const flags = [
+    "-n",
+    "--namespace",
+    "-l",
+    "--selector",
+    "--field-selector",
+    "-o",
+    "--output",
+    "--kubeconfig",
+    "--context",
+    "-s",
+    "--server",
+    "--token",
+    "--certificate-authority",
+  ];
+  for (const flag of flags) {
+    for (const argv of [["watch", "cm", flag], ["watch", "cm", flag, "-A"]]) {
+      assert.throws(
+        () => parseArgs(argv),
+        (e) =>
+          e instanceof UsageError &&
+          e.message === `flag needs an argument: ${flag}`,
+        argv.join(" "),
+      );
+    }
+  }
+  // A value that starts with "-" is passed with "=".
+  const a = parseArgs(["watch", "cm", "--token=-abc"]);
+  assert.equal(a.command === "watch" && a.token, "-abc");
+});
+
+Deno.test("parseArgs() reads kubectl's connection flags", () => {
+  const a = parseArgs([
+    "watch",
+    "cm",
+    "-s",
+    "https://10.0.0.1:6443",
+    "--token",
+    "t0k",
+    "--certificate-authority=/tmp/ca.crt",
+  ]);
+  assert.ok(a.command === "watch");
+  assert.equal(a.server, "https://10.0.0.1:6443");
+  assert.equal(a.token, "t0k");
+  assert.equal(a.certificateAuthority, "/tmp/ca.crt");
+  assert.equal(a.insecureSkipTlsVerify, undefined);
+  const b = parseArgs([
+    "watch",
+    "cm",
+    "--server=http://127.0.0.1:1",
+    "--insecure-skip-tls-verify",
+  ]);
+  assert.ok(b.command === "watch");
+  assert.equal(b.server, "http://127.0.0.1:1");
+  assert.equal(b.insecureSkipTlsVerify, true);
+  const c = parseArgs(["watch", "cm", "--insecure-skip-tls-verify=false"]);
+  assert.equal(c.command === "watch" && c.insecureSkipTlsVerify, false);
+});
+
+Deno.test("USAGE shows no jsr: command, as no release is published", () => {
+  assert.doesNotMatch(USAGE, /jsr:/);
+  assert.match(USAGE, /deno run -A cli\.ts watch pods -A --demo/);
+  assert.match(USAGE, /--server URL/);
 });
 
 Deno.test("USAGE gives the --kubeconfig default order as KubeConfig.load() follows it", () => {

@@ -20,7 +20,7 @@ export interface ErrorContext {
   action?: string;
   /** A resource name to suggest for an unknown one. */
   suggestion?: string;
-  /** The kubeconfig's `insecure-skip-tls-verify` (adds a hint to TLS failures). */
+  /** `insecure-skip-tls-verify` of the kubeconfig or flag (adds a hint to TLS failures). */
   insecureSkipTlsVerify?: boolean;
 }
 
@@ -79,7 +79,7 @@ function insecureHint(server: string | undefined): string {
   } catch {
     // Not a URL: keep the placeholder.
   }
-  return ` (the kubeconfig sets insecure-skip-tls-verify, which Deno cannot ` +
+  return ` (insecure-skip-tls-verify is set, which Deno cannot ` +
     `apply per client: run deno with --unsafely-ignore-certificate-errors=${host})`;
 }
 

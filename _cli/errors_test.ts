@@ -35,7 +35,7 @@ Deno.test("describeError() hints at --unsafely-ignore-certificate-errors when th
   assert.equal(
     describeError(fetchError(CERT), ctx),
     "Cannot reach the API server at https://10.0.0.1:6443: TLS handshake failed" +
-      " (the kubeconfig sets insecure-skip-tls-verify, which Deno cannot apply" +
+      " (insecure-skip-tls-verify is set, which Deno cannot apply" +
       " per client: run deno with --unsafely-ignore-certificate-errors=10.0.0.1)",
   );
   // Not for other failures, nor without the setting.

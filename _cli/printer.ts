@@ -129,13 +129,15 @@ export class WatchPrinter {
       o.metadata.name ?? "",
       ...this.#columns.cells(o, now()),
     ]);
-    if (rows.length > 0) {
-      const widths = columnWidths([header, ...rows]);
-      for (const row of [header, ...rows]) write(alignRow(row, widths));
-    }
-    // Event lines get their own header, sized by the objects seen so far so
-    // later lines line up with it.
+    // Nothing synced: print nothing (the caller says "No resources found."
+    // as kubectl does); the first event then brings its header.
+    if (rows.length === 0) return;
+    const widths = columnWidths([header, ...rows]);
+    for (const row of [header, ...rows]) write(alignRow(row, widths));
+    // Event lines get their own header, after a blank line, sized by the
+    // objects seen so far so later lines line up with it.
     const t = this.#formatTime(now());
+    write("");
     this.#printEventHeader(objects.map((o) => [
       t,
       "MODIFIED",
@@ -167,7 +169,6 @@ export class WatchPrinter {
         14,
       );
     }
-    this.#opts.write("");
     this.#opts.write(alignRow(header, this.#eventWidths));
   }
 }

@@ -62,8 +62,12 @@ Deno.test("WatchPrinter.printEvent() lines up under the event header", () => {
 Deno.test("WatchPrinter with nothing synced says so by returning false, and still prints events", () => {
   const { p, lines } = printer();
   assert.equal(p.printInitial([]), false);
+  // No header of an empty table (kubectl prints "No resources found." alone).
+  assert.deepEqual(lines, []);
   p.printEvent("ADDED", cm("a", "new"));
-  assert.match(lines.at(-1)!, /^12:00:00\s+ADDED\s+a\/new\s+1\s+60s$/);
+  assert.equal(lines.length, 2);
+  assert.match(lines[0], /^TIME\s+EVENT\s+NAMESPACE\/NAME\s+DATA\s+AGE$/);
+  assert.match(lines[1], /^12:00:00\s+ADDED\s+a\/new\s+1\s+60s$/);
 });
 
 Deno.test("WatchPrinter -o json and -o name", () => {

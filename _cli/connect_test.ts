@@ -1,0 +1,87 @@
+import assert from "node:assert/strict";
+import { loadConfig } from "./connect.ts";
+import { KubeConfigError } from "../client/config.ts";
+
+/** An environment with no KUBECONFIG and no ~/.kube/config. */
+const NO_KUBECONFIG = { get: () => undefined, exists: () => false };
+
+async function kubeconfigFile(): Promise<string> {
+  const path = await Deno.makeTempFile({ suffix: ".yaml" });
+  await Deno.writeTextFile(
+    path,
+    `apiVersion: v1
+kind: Config
+clusters:
+- name: c
+  cluster: { server: "https://10.0.0.1:6443", certificate-authority-data: "-----BEGIN CERTIFICATE-----\\nx\\n-----END CERTIFICATE-----\\n" }
+users:
+- name: alice
+  user: { token: from-file }
+contexts:
+- name: c
+  context: { cluster: c, user: alice, namespace: shop }
+current-context: c
+`,
+  );
+  return path;
+}
+
+Deno.test("loadConfig() makes a config from --server alone when there is no kubeconfig", async () => {
+  const { config, flagsOnly } = await loadConfig(
+    { server: "http://127.0.0.1:8080", token: "t" },
+    NO_KUBECONFIG,
+  );
+  assert.equal(flagsOnly, true);
+  assert.equal(config.server, "http://127.0.0.1:8080");
+  assert.equal(config.namespace, "default");
+  assert.deepEqual(config.auth, { token: "t" });
+  assert.equal(config.tls.insecureSkipTlsVerify, false);
+});
+
+Deno.test("loadConfig() lays the flags over the kubeconfig, as kubectl's overrides", async () => {
+  const path = await kubeconfigFile();
+  const ca = await Deno.makeTempFile({ suffix: ".crt" });
+  try {
+    await Deno.writeTextFile(ca, "-----BEGIN CERTIFICATE-----\nca\n");
+    const kept = await loadConfig({ kubeconfig: path, server: "https://x:1" });
+    assert.equal(kept.flagsOnly, false);
+    assert.equal(kept.config.server, "https://x:1");
+    assert.equal(kept.config.namespace, "shop");
+    assert.equal(kept.config.auth.token, "from-file");
+    assert.match(kept.config.tls.caData ?? "", /\nx\n/);
+
+    const over = await loadConfig({
+      kubeconfig: path,
+      token: "from-flag",
+      certificateAuthority: ca,
+    });
+    assert.equal(over.config.server, "https://10.0.0.1:6443");
+    assert.deepEqual(over.config.auth, { token: "from-flag" });
+    assert.equal(over.config.tls.caData, "-----BEGIN CERTIFICATE-----\nca\n");
+
+    // --insecure-skip-tls-verify drops the kubeconfig's CA (they conflict).
+    const insecure = await loadConfig({
+      kubeconfig: path,
+      insecureSkipTlsVerify: true,
+    });
+    assert.equal(insecure.config.tls.insecureSkipTlsVerify, true);
+    assert.equal(insecure.config.tls.caData, undefined);
+  } finally {
+    await Deno.remove(path);
+    await Deno.remove(ca);
+  }
+});
+
+Deno.test("loadConfig() names a CA file it cannot read", async () => {
+  await assert.rejects(
+    loadConfig(
+      { server: "https://x:1", certificateAuthority: "/nonexistent/ca.crt" },
+      NO_KUBECONFIG,
+    ),
+    (e) =>
+      e instanceof KubeConfigError &&
+      e.message.startsWith(
+        "Cannot read certificate authority file /nonexistent/ca.crt:",
+      ),
+  );
+});
