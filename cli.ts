@@ -31,7 +31,7 @@ import { KubeConfig } from "./client/config.ts";
 import { KubeClient } from "./client/rest.ts";
 import { listWatch } from "./client/list_watch.ts";
 import { apiVersionOf, type ResourceType } from "./client/resources.ts";
-import { startDemoCluster } from "./testing/demo_workload.ts";
+import { startDemoCluster } from "./testing/demo_cluster.ts";
 import { parseArgs, USAGE, UsageError, type WatchArgs } from "./_cli/args.ts";
 import { loadConfig } from "./_cli/connect.ts";
 import { Discovery, UnknownResourceError } from "./client/discovery.ts";

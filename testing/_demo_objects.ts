@@ -470,7 +470,8 @@ export function makeNode(
         "kubernetes.io/hostname": name,
         "kubernetes.io/os": "linux",
         "kubernetes.io/arch": "amd64",
-        ...(name.endsWith("-0")
+        // kind's naming: the control-plane node shows ROLES control-plane.
+        ...(name.endsWith("control-plane")
           ? { "node-role.kubernetes.io/control-plane": "" }
           : {}),
       },
@@ -493,7 +494,15 @@ export function makeNode(
         type: "Hostname",
         address: name,
       }],
-      nodeInfo: { kubeletVersion: "v1.33.1", osImage: "Debian GNU/Linux 12" },
+      nodeInfo: {
+        kubeletVersion: "v1.33.1",
+        kubeProxyVersion: "v1.33.1",
+        osImage: "Debian GNU/Linux 12 (bookworm)",
+        kernelVersion: "6.8.0-1015-aws",
+        containerRuntimeVersion: "containerd://2.1.1",
+        operatingSystem: "linux",
+        architecture: "amd64",
+      },
     },
   } as KubeObject;
 }
@@ -620,7 +629,8 @@ export function makeReplicaSet(
       selector: { matchLabels: { app, "pod-template-hash": opts.hash } },
       template: deployment.spec.template,
     },
-    status: { replicas: opts.replicas },
+    // The workload publishes the counts once its pods exist.
+    status: { replicas: 0 },
   } as KubeObject;
 }
 

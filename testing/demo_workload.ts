@@ -20,7 +20,6 @@ import {
   ReplicaSets,
   type ResourceType,
 } from "../client/resources.ts";
-import { FakeApiServer } from "./fake_api_server.ts";
 import {
   crashed,
   type Deployment,
@@ -205,7 +204,8 @@ export class DemoWorkload {
    * Create the initial, settled cluster. Called once; later calls do
    * nothing. Objects carry creationTimestamps hours to days before the
    * clock's now, which a target that keeps them shows as realistic ages
-   * (`FakeApiServer`, like the apiserver, stamps its own).
+   * (`FakeApiServer`, like the apiserver, stamps its own; `startDemoCluster`
+   * makes it keep them).
    */
   populate(): void {
     if (this.#populated) return;
@@ -534,6 +534,9 @@ export class DemoWorkload {
     const pods = [...this.#pods.values()].filter((s) =>
       s.deployment === d && s.stage !== "terminating"
     );
+    for (const [hash, rs] of d.replicaSets) {
+      d.replicaSets.set(hash, this.#publishReplicaSet(d, rs, hash, pods));
+    }
     const ready = pods.filter((s) => s.stage === "ready").length;
     const status = {
       observedGeneration: d.obj.metadata.generation ?? 1,
@@ -551,6 +554,44 @@ export class DemoWorkload {
     const next = structuredClone(d.obj);
     next.status = { ...next.status, ...status };
     d.obj = (this.#update(Deployments, next) ?? d.obj) as Deployment;
+  }
+
+  /**
+   * The ReplicaSet controller's view of one hash: the current ReplicaSet
+   * wants the deployment's replicas, an old one as many pods as it still
+   * has (the deployment controller scales it down as they retire); the
+   * status counts its live pods, so READY agrees with the deployment's.
+   */
+  #publishReplicaSet(
+    d: DeploymentState,
+    rs: KubeObject,
+    hash: string,
+    live: PodState[],
+  ): KubeObject {
+    const mine = live.filter((s) => podHash(s.pod) === hash);
+    const ready = mine.filter((s) => s.stage === "ready").length;
+    const replicas = hash === d.hash ? d.obj.spec.replicas : mine.length;
+    const status = {
+      replicas: mine.length,
+      fullyLabeledReplicas: mine.length,
+      readyReplicas: ready,
+      availableReplicas: ready,
+      observedGeneration: rs.metadata.generation ?? 1,
+    };
+    const cur = rs as KubeObject & {
+      spec: { replicas: number };
+      status?: Record<string, unknown>;
+    };
+    if (
+      cur.spec.replicas === replicas &&
+      (Object.keys(status) as (keyof typeof status)[]).every((k) =>
+        cur.status?.[k] === status[k]
+      )
+    ) return rs;
+    const next = structuredClone(cur);
+    next.spec.replicas = replicas;
+    next.status = { ...next.status, ...status };
+    return this.#update(ReplicaSets, next) ?? rs;
   }
 
   #startJob(createdMs: number, settled: boolean): void {
@@ -680,50 +721,4 @@ function keyOf(obj: KubeObject): string {
 
 function podHash(pod: Pod): string | undefined {
   return pod.metadata.labels?.["pod-template-hash"];
-}
-
-/** A running demo cluster: see {@link startDemoCluster}. */
-export interface DemoCluster extends AsyncDisposable {
-  /** Base URL of the embedded API server, e.g. `http://127.0.0.1:41234`. */
-  readonly url: string;
-  /** The embedded API server (for direct state access and fault injection). */
-  readonly server: FakeApiServer;
-  /** Stop the workload, then the server. Idempotent. */
-  close(): Promise<void>;
-}
-
-/**
- * Start the embedded demo cluster: a {@link FakeApiServer} on a free
- * loopback port, populated and kept busy by a {@link DemoWorkload} on the
- * wall clock until closed. What `cli.ts watch --demo` watches; examples use
- * it to run without a real cluster.
- *
- * @param opts seed and tick interval of the workload
- * @returns the running cluster
- *
- * @example Watch pods of the demo cluster
- * ```ts
- * import { startDemoCluster } from "@kubecache/core/testing";
- * import assert from "node:assert/strict";
- * await using demo = await startDemoCluster();
- * const pods = await (await fetch(`${demo.url}/api/v1/pods`)).json();
- * assert.ok(pods.items.length > 10);
- * ```
- */
-export async function startDemoCluster(
-  opts: Pick<DemoWorkloadOptions, "seed" | "intervalMs"> = {},
-): Promise<DemoCluster> {
-  const server = await FakeApiServer.start();
-  const stop = new AbortController();
-  const workload = new DemoWorkload(server, opts);
-  workload.populate();
-  const running = workload.run(stop.signal);
-  let closed: Promise<void> | undefined;
-  const close = () =>
-    closed ??= (async () => {
-      stop.abort();
-      await running;
-      await server.close();
-    })();
-  return { url: server.url, server, close, [Symbol.asyncDispose]: close };
 }

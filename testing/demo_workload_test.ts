@@ -305,3 +305,65 @@ Deno.test("DemoWorkload keeps others' labels and annotations and forgets deleted
     ),
   );
 });
+
+Deno.test("DemoWorkload keeps each ReplicaSet's counts true to its pods, so READY agrees with its deployment's", () => {
+  const target = new MemoryTarget();
+  const workload = new DemoWorkload(target, {
+    seed: 5,
+    clock: new FakeClock(START),
+  });
+  type Counted = KubeObject & {
+    spec: { replicas: number };
+    status: { replicas?: number; readyReplicas?: number };
+  };
+  const check = (when: string) => {
+    const sets = target.of("replicasets") as Counted[];
+    for (const d of target.of("deployments") as Counted[]) {
+      const mine = sets.filter((rs) =>
+        rs.metadata.namespace === d.metadata.namespace &&
+        rs.metadata.ownerReferences?.[0].name === d.metadata.name
+      );
+      const sum = (k: "replicas" | "readyReplicas") =>
+        mine.reduce((n, rs) => n + (rs.status[k] ?? 0), 0);
+      const name = `${when}: ${d.metadata.namespace}/${d.metadata.name}`;
+      assert.equal(sum("readyReplicas"), d.status.readyReplicas ?? 0, name);
+      assert.equal(sum("replicas"), d.status.replicas ?? 0, name);
+    }
+  };
+  workload.populate();
+  check("settled");
+  // Settled: one ReplicaSet per deployment, all of its pods ready.
+  for (const rs of target.of("replicasets") as Counted[]) {
+    assert.equal(rs.status.readyReplicas, rs.spec.replicas);
+    assert.ok(rs.spec.replicas > 0);
+  }
+  for (let i = 0; i < 120; i++) {
+    workload.tick();
+    check(`tick ${i + 1}`);
+  }
+});
+
+Deno.test("DemoWorkload labels the control-plane node with its role, and nodes carry kubectl's wide fields", () => {
+  const target = new MemoryTarget();
+  new DemoWorkload(target, { clock: new FakeClock(START) }).populate();
+  const nodes = target.of("nodes") as (KubeObject & {
+    status: { nodeInfo: Record<string, string> };
+  })[];
+  const roles = nodes.map((n) => [
+    n.metadata.name,
+    Object.keys(n.metadata.labels ?? {})
+      .filter((l) => l.startsWith("node-role.kubernetes.io/")),
+  ]);
+  assert.deepEqual(roles, [
+    ["demo-control-plane", ["node-role.kubernetes.io/control-plane"]],
+    ["demo-worker-1", []],
+    ["demo-worker-2", []],
+  ]);
+  for (const n of nodes) {
+    for (
+      const field of ["osImage", "kernelVersion", "containerRuntimeVersion"]
+    ) {
+      assert.ok(n.status.nodeInfo[field], `${n.metadata.name} ${field}`);
+    }
+  }
+});

@@ -7,5 +7,6 @@
 
 export * from "./fake_clock.ts";
 export * from "./demo_workload.ts";
+export * from "./demo_cluster.ts";
 export * from "./fake_controller_source.ts";
 export * from "./fake_api_server.ts";
