@@ -86,6 +86,8 @@ export interface KubeConfigOptions {
   password?: string;
   /** Exec credential plugin. */
   exec?: ExecConfig;
+  /** See {@link KubeConfig.proxyUrl}. */
+  proxyUrl?: string;
 }
 
 /** Options of {@link KubeConfig.fromFile} and {@link KubeConfig.fromYaml}. */
@@ -157,11 +159,21 @@ export class KubeConfig {
   readonly tls: TlsConfig;
   /** Authentication settings. */
   readonly auth: AuthConfig;
+  /**
+   * The cluster's `proxy-url`: every request goes through this proxy
+   * (`http://`, `https://` with HTTP CONNECT for https servers, or
+   * `socks5://`, which resolves host names at the proxy as Go does; basic
+   * auth as `user:password@` in the URL). Undefined: Deno's own
+   * `HTTP_PROXY`/`HTTPS_PROXY`/`NO_PROXY` handling applies, as client-go's
+   * `ProxyFromEnvironment` does.
+   */
+  readonly proxyUrl: string | undefined;
 
   /**
    * Create a config from resolved parts; prefer the static constructors.
    * @param init the resolved settings
-   * @throws {KubeConfigError} when the server URL is not http(s) or the TLS settings conflict
+   * @throws {KubeConfigError} when the server URL is not http(s), the proxy
+   * URL not http, https or socks5, or the TLS settings conflict
    */
   constructor(init: {
     server: string;
@@ -169,6 +181,7 @@ export class KubeConfig {
     contextName?: string;
     tls?: Partial<TlsConfig>;
     auth?: AuthConfig;
+    proxyUrl?: string;
   }) {
     let url: URL;
     try {
@@ -189,6 +202,8 @@ export class KubeConfig {
     this.contextName = init.contextName;
     this.tls = { insecureSkipTlsVerify: false, ...init.tls };
     this.auth = init.auth ?? {};
+    this.proxyUrl = init.proxyUrl || undefined;
+    if (this.proxyUrl !== undefined) checkProxyUrl(this.proxyUrl);
     if (this.tls.insecureSkipTlsVerify && this.tls.caData) {
       // As kubectl: a CA and "insecure" together are a mistake, not a choice.
       throw new KubeConfigError(
@@ -206,16 +221,44 @@ export class KubeConfig {
    * Build a config from explicit settings (client-go `rest.Config` literal).
    * @param opts server, credentials, TLS and namespace
    * @returns the config
-   * @throws {KubeConfigError} on an invalid URL or conflicting TLS settings
+   * @throws {TypeError} when `opts` is not an object or `server` not a string
+   * @throws {KubeConfigError} on an invalid server or proxy URL, certificate
+   * data that is neither PEM nor base64 of PEM (naming the option), or
+   * conflicting TLS settings
    */
   static fromOptions(opts: KubeConfigOptions): KubeConfig {
+    if (opts === null || typeof opts !== "object") {
+      throw new TypeError(
+        `KubeConfig.fromOptions: opts must be an object, got ${show(opts)}`,
+      );
+    }
+    if (typeof opts.server !== "string") {
+      throw new TypeError(
+        `KubeConfig.fromOptions: server must be a string, got ${
+          show(opts.server)
+        }`,
+      );
+    }
+    const data = (key: "caData" | "certData" | "keyData") => {
+      try {
+        return pem(opts[key]);
+      } catch (cause) {
+        throw new KubeConfigError(
+          `KubeConfig.fromOptions: ${key} must be PEM text or base64 of it, got ${
+            show(opts[key])
+          }`,
+          { cause },
+        );
+      }
+    };
     return new KubeConfig({
       server: opts.server,
       namespace: opts.namespace,
+      proxyUrl: opts.proxyUrl,
       tls: {
-        caData: pem(opts.caData),
-        certData: pem(opts.certData),
-        keyData: pem(opts.keyData),
+        caData: data("caData"),
+        certData: data("certData"),
+        keyData: data("keyData"),
         insecureSkipTlsVerify: opts.insecureSkipTlsVerify ?? false,
       },
       auth: {
@@ -233,14 +276,19 @@ export class KubeConfig {
    * rules). With no `path`, the files of `KUBECONFIG` (separated by `:`, or
    * `;` on Windows) are merged as kubectl merges them — the first file to
    * define a cluster, user or context name or `current-context` wins,
-   * missing files are skipped — else `~/.kube/config` is read. Relative
-   * paths in a file are resolved against that file's directory.
+   * missing files are skipped — else `~/.kube/config` is read. A
+   * `KUBECONFIG` that is set but names no file (`":"`) is an error, never
+   * a fallback to `~/.kube/config`. Relative paths in a file are resolved
+   * against that file's directory.
    *
    * @param path a file, or several to merge; default as above
    * @param opts `context` to use instead of `current-context`
    * @returns the config of the context
-   * @throws {KubeConfigError} when no file exists, one cannot be read or
-   * parsed (YAML errors name line and column), or the context is incomplete
+   * @throws {KubeConfigError} when no file exists, `KUBECONFIG` names no
+   * file, one cannot be read or parsed (YAML errors name line and column),
+   * the context is incomplete, or it uses a setting kubecache cannot apply
+   * (`tls-server-name` other than the server's host, `auth-provider`,
+   * impersonation)
    */
   static fromFile(
     path?: string | string[],
@@ -337,8 +385,8 @@ export class KubeConfig {
 
   /**
    * The first config that applies (clientcmd's deferred loading): the files
-   * of `KUBECONFIG` when it is set, else `~/.kube/config` when it exists,
-   * else the in-cluster config.
+   * of `KUBECONFIG` when it is set (naming no file, as `":"`, is an error),
+   * else `~/.kube/config` when it exists, else the in-cluster config.
    * @returns the config
    * @throws {KubeConfigError} when none applies, or the one that applies is broken
    */
@@ -369,6 +417,8 @@ export class KubeConfig {
 
 interface RawCluster {
   server?: string;
+  proxyUrl?: string;
+  tlsServerName?: string;
   caData?: string;
   caFile?: string;
   insecure: boolean;
@@ -400,6 +450,14 @@ function defaultPaths(): string[] {
     const sep = Deno.build.os === "windows" ? ";" : ":";
     const list = [...new Set(env.split(sep).filter((p) => p !== ""))];
     if (list.length > 0) return list;
+    // clientcmd takes a set KUBECONFIG as the whole list even when it names
+    // no file (and then ends at in-cluster config or localhost:8080); using
+    // ~/.kube/config instead would talk to a cluster the user did not name.
+    throw new KubeConfigError(
+      `Cannot load kubeconfig: KUBECONFIG is set to ${
+        JSON.stringify(env)
+      }, which names no file; name a kubeconfig file, or unset KUBECONFIG to use ~/.kube/config`,
+    );
   }
   const home = homeConfig();
   if (home === undefined) {
@@ -436,12 +494,18 @@ function message(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-/** PEM text as is; base64 of PEM decoded. */
-function pem(data: string | undefined): string | undefined {
-  if (data === undefined || data === "") return undefined;
+/** PEM text as is; base64 of PEM decoded; anything else rejected. */
+function pem(data: unknown): string | undefined {
+  if (data === undefined || data === null || data === "") return undefined;
+  if (typeof data !== "string") {
+    throw new KubeConfigError(
+      `Cannot decode certificate data: expected a string, got ${show(data)}`,
+    );
+  }
   if (data.includes("-----BEGIN")) return data;
+  let text: string;
   try {
-    return new TextDecoder().decode(
+    text = new TextDecoder().decode(
       Uint8Array.from(atob(data.replace(/\s+/g, "")), (c) => c.charCodeAt(0)),
     );
   } catch (cause) {
@@ -450,6 +514,56 @@ function pem(data: string | undefined): string | undefined {
       { cause },
     );
   }
+  // Base64 of anything else would only fail at the first connection.
+  if (!text.includes("-----BEGIN")) {
+    throw new KubeConfigError(
+      "Cannot decode certificate data: base64, but not of PEM text",
+    );
+  }
+  return text;
+}
+
+/** A value for a message: strings quoted and cut at 40 characters. */
+function show(value: unknown): string {
+  if (typeof value === "string") {
+    return JSON.stringify(
+      value.length > 40 ? `${value.slice(0, 40)}...` : value,
+    );
+  }
+  if (value === null || typeof value !== "object") return String(value);
+  return Array.isArray(value) ? "an array" : "an object";
+}
+
+/** clientcmd's `parseProxyURL` accepts these schemes and no other. */
+const PROXY_SCHEMES = new Set(["http:", "https:", "socks5:"]);
+
+function checkProxyUrl(value: unknown): void {
+  if (typeof value !== "string") {
+    throw new KubeConfigError(
+      `Cannot use proxy-url ${show(value)}: expected a string`,
+    );
+  }
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch (cause) {
+    throw new KubeConfigError(
+      `Cannot use proxy-url "${redactUrl(value)}": not a URL`,
+      { cause },
+    );
+  }
+  if (!PROXY_SCHEMES.has(url.protocol)) {
+    throw new KubeConfigError(
+      `Cannot use proxy-url "${
+        redactUrl(value)
+      }": the scheme must be http, https or socks5`,
+    );
+  }
+}
+
+/** The URL with the password of its user info masked, for messages. */
+function redactUrl(url: string): string {
+  return url.replace(/^([a-z0-9+.-]*:\/\/[^/:@]*):[^/@]*@/i, "$1:***@");
 }
 
 function dirOf(path: string): string {
@@ -566,6 +680,8 @@ function parseFile(text: string, path: string): RawFile {
     if (file.clusters.has(name)) return;
     file.clusters.set(name, {
       server: c.str("server"),
+      proxyUrl: c.str("proxy-url") || undefined,
+      tlsServerName: c.str("tls-server-name") || undefined,
       caData: c.str("certificate-authority-data"),
       caFile: resolvePath(path, c.str("certificate-authority")),
       insecure: c.bool("insecure-skip-tls-verify"),
@@ -675,6 +791,35 @@ function mergeFiles(files: RawFile[]): RawFile {
   return merged;
 }
 
+/**
+ * `tls-server-name` asks for the certificate to be verified against another
+ * name than the server URL's host. Deno's `fetch` verifies against the URL's
+ * host and has no option for another name (`Deno.createHttpClient` has
+ * none; its `tcp` proxy transport does not speak TLS), so only a name equal
+ * to that host can be honoured; any other fails here rather than at the
+ * first handshake with a certificate-name error that does not mention it.
+ */
+function checkTlsServerName(
+  server: string,
+  name: string,
+  fail: (msg: string) => never,
+): void {
+  let host: string;
+  try {
+    host = new URL(server).hostname;
+  } catch {
+    return; // The server URL's own error is clearer; the constructor gives it.
+  }
+  if (host.replace(/^\[|\]$/g, "").toLowerCase() === name.toLowerCase()) return;
+  const port = new URL(server).port;
+  fail(
+    `tls-server-name "${name}" is not supported: Deno verifies the server certificate against the server URL's host "${host}" and cannot use another name. ` +
+      `Set server to https://${name}${
+        port ? `:${port}` : ""
+      } and make ${name} resolve to ${host} (e.g. an /etc/hosts entry), or use a server address the certificate names`,
+  );
+}
+
 function resolve(file: RawFile, contextName?: string): KubeConfig {
   const fail = (msg: string): never => {
     throw new KubeConfigError(`Cannot use kubeconfig ${file.path}: ${msg}`, {
@@ -689,6 +834,9 @@ function resolve(file: RawFile, contextName?: string): KubeConfig {
   const cluster = file.clusters.get(ctx.cluster!) ??
     fail(`cluster "${ctx.cluster}" of context "${name}" does not exist`);
   if (!cluster.server) fail(`cluster "${ctx.cluster}" has no server`);
+  if (cluster.tlsServerName !== undefined) {
+    checkTlsServerName(cluster.server!, cluster.tlsServerName, fail);
+  }
   let user: RawUser = { auth: {} };
   if (ctx.user) {
     user = file.users.get(ctx.user) ??
@@ -717,7 +865,7 @@ function resolve(file: RawFile, contextName?: string): KubeConfig {
       return pem(data);
     } catch (cause) {
       throw new KubeConfigError(
-        `Cannot decode ${what} of kubeconfig ${file.path}: not base64`,
+        `Cannot decode ${what} of kubeconfig ${file.path}: not base64 of PEM text`,
         { path: file.path, cause },
       );
     }
@@ -727,6 +875,7 @@ function resolve(file: RawFile, contextName?: string): KubeConfig {
       server: cluster.server!,
       namespace: ctx.namespace,
       contextName: name,
+      proxyUrl: cluster.proxyUrl,
       tls: {
         caData: decode(cluster.caData, "certificate-authority-data") ??
           read(cluster.caFile, "certificate-authority"),

@@ -1,5 +1,9 @@
 import assert from "node:assert/strict";
-import { KubeConfig, KubeConfigError } from "./config.ts";
+import {
+  KubeConfig,
+  KubeConfigError,
+  type KubeConfigOptions,
+} from "./config.ts";
 import { YamlError } from "./_yaml.ts";
 
 const CA_PEM =
@@ -500,6 +504,142 @@ Deno.test("KubeConfig.fromOptions() validates the server and accepts base64 cert
   );
   assert.throws(
     () => KubeConfig.fromOptions({ server: "https://h", caData: "%%%" }),
-    /neither PEM nor base64/,
+    /KubeConfig.fromOptions: caData must be PEM text or base64 of it, got "%%%"/,
   );
+});
+
+Deno.test("KubeConfig.fromOptions() rejects bad input at the call, naming the option", () => {
+  const rejects = (
+    opts: unknown,
+    cls: abstract new (...args: never[]) => Error,
+    message: RegExp,
+  ) =>
+    assert.throws(
+      () => KubeConfig.fromOptions(opts as KubeConfigOptions),
+      (e) => {
+        assert.ok(e instanceof cls, String(e));
+        assert.match((e as Error).message, message);
+        return true;
+      },
+    );
+  rejects(
+    undefined,
+    TypeError,
+    /^KubeConfig.fromOptions: opts must be an object, got undefined$/,
+  );
+  rejects({ server: 6443 }, TypeError, /server must be a string, got 6443/);
+  // "not a cert" is valid base64 (of bytes that are no PEM): it used to
+  // pass and fail only at the first connection.
+  rejects(
+    { server: "https://h", caData: "not a cert" },
+    KubeConfigError,
+    /^KubeConfig.fromOptions: caData must be PEM text or base64 of it, got "not a cert"$/,
+  );
+  rejects(
+    { server: "https://h", certData: CERT_PEM, keyData: btoa("no key") },
+    KubeConfigError,
+    /keyData must be PEM text or base64 of it/,
+  );
+  rejects(
+    { server: "https://h", proxyUrl: "socks4://p:1080" },
+    KubeConfigError,
+    /proxy-url "socks4:\/\/p:1080": the scheme must be http, https or socks5/,
+  );
+});
+
+Deno.test("KubeConfig.fromYaml() applies proxy-url with the schemes clientcmd accepts", async (t) => {
+  const yaml = (proxy: string) =>
+    `clusters:
+- name: c
+  cluster: {server: "https://internal.example.test:6443", proxy-url: "${proxy}"}
+contexts: [{name: x, context: {cluster: c, user: u}}]
+current-context: x
+users: [{name: u, user: {token: t}}]
+`;
+  for (
+    const proxy of [
+      "http://proxy.example.test:3128",
+      "https://user:p%40ss@proxy.example.test:3129",
+      "socks5://127.0.0.1:1080",
+    ]
+  ) {
+    await t.step(proxy, () => {
+      const config = KubeConfig.fromYaml(yaml(proxy));
+      assert.equal(config.proxyUrl, proxy);
+      assert.equal(config.server, "https://internal.example.test:6443");
+    });
+  }
+  await t.step("without proxy-url", () => {
+    const config = KubeConfig.fromYaml(
+      yaml("").replace(', proxy-url: ""', ""),
+    );
+    assert.equal(config.proxyUrl, undefined);
+  });
+  for (
+    const [proxy, shown] of [
+      ["socks4://proxy:1080", "socks4://proxy:1080"],
+      ["ftp://me:secret@proxy:21", "ftp://me:***@proxy:21"],
+      ["proxy.example.test:3128", "proxy.example.test:3128"],
+    ]
+  ) {
+    await t.step(`rejects ${proxy}`, () => {
+      assert.throws(() => KubeConfig.fromYaml(yaml(proxy)), (e) => {
+        assert.ok(e instanceof KubeConfigError);
+        assert.ok(
+          e.message.includes(`proxy-url "${shown}"`),
+          e.message,
+        );
+        assert.ok(!e.message.includes("secret"));
+        return true;
+      });
+    });
+  }
+});
+
+Deno.test("KubeConfig.fromYaml() rejects a tls-server-name Deno cannot verify against", () => {
+  const yaml = (server: string, name: string) =>
+    `clusters:
+- name: c
+  cluster: {server: "${server}", tls-server-name: ${name}}
+contexts: [{name: x, context: {cluster: c}}]
+current-context: x
+`;
+  assert.throws(
+    () =>
+      KubeConfig.fromYaml(
+        yaml("https://192.0.2.60:6443", "kubernetes.default.svc"),
+      ),
+    (e) => {
+      assert.ok(e instanceof KubeConfigError);
+      assert.match(
+        e.message,
+        /tls-server-name "kubernetes.default.svc" is not supported/,
+      );
+      assert.match(
+        e.message,
+        /Set server to https:\/\/kubernetes.default.svc:6443 and make kubernetes.default.svc resolve to 192.0.2.60/,
+      );
+      return true;
+    },
+  );
+  // The name the URL already has changes nothing: accepted.
+  const same = KubeConfig.fromYaml(
+    yaml("https://API.example.test", "api.example.test"),
+  );
+  assert.equal(same.server, "https://API.example.test");
+});
+
+Deno.test("KubeConfig.fromFile() and load() reject a KUBECONFIG that names no file", async () => {
+  await using files = await tempFiles({ "home/.kube/config": KIND });
+  for (const value of [":", "::"]) {
+    using _env = withEnv({
+      KUBECONFIG: value,
+      HOME: `${files.dir}/home`,
+      KUBERNETES_SERVICE_HOST: undefined,
+    });
+    const message = /KUBECONFIG is set to ".*", which names no file/;
+    assert.throws(() => KubeConfig.fromFile(), message);
+    // ~/.kube/config exists, and is not used instead.
+    await assert.rejects(KubeConfig.load(), message);
+  }
 });
