@@ -132,7 +132,6 @@ async function watch(args: WatchArgs, opts: Resolved): Promise<number> {
     server: client.config.server,
     user: cluster.user,
     action: `list ${args.resource}`,
-    insecureSkipTlsVerify: client.config.tls.insecureSkipTlsVerify,
   };
   let type: ResourceType;
   const discovery = new Discovery(client);

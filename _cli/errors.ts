@@ -20,8 +20,6 @@ export interface ErrorContext {
   action?: string;
   /** A resource name to suggest for an unknown one. */
   suggestion?: string;
-  /** `insecure-skip-tls-verify` of the kubeconfig or flag (adds a hint to TLS failures). */
-  insecureSkipTlsVerify?: boolean;
 }
 
 /**
@@ -62,25 +60,14 @@ export function describeError(err: unknown, ctx: ErrorContext = {}): string {
     return `The API server${at} did not answer in time: ${err.message}`;
   }
   if (err instanceof TypeError && isConnectError(err)) {
-    const message = fetchMessage(err);
-    return `Cannot reach the API server${at}: ${connectReason(message)}` +
-      (ctx.insecureSkipTlsVerify && isTlsMessage(message)
-        ? insecureHint(ctx.server)
-        : "");
+    // KubeClient already explains a certificate failure under
+    // insecure-skip-tls-verify (the flag to use): its message is the one.
+    if (/insecure-skip-tls-verify/.test(err.message)) return err.message;
+    return `Cannot reach the API server${at}: ${
+      connectReason(fetchMessage(err))
+    }`;
   }
   return err instanceof Error ? err.message : String(err);
-}
-
-/** Deno's fetch cannot skip verification per client: say how to, per process. */
-function insecureHint(server: string | undefined): string {
-  let host = "<host>";
-  try {
-    if (server) host = new URL(server).hostname;
-  } catch {
-    // Not a URL: keep the placeholder.
-  }
-  return ` (insecure-skip-tls-verify is set, which Deno cannot ` +
-    `apply per client: run deno with --unsafely-ignore-certificate-errors=${host})`;
 }
 
 /** Whether fetch failed to connect (refused, DNS, TLS, reset). */

@@ -2,8 +2,8 @@
  * Credentials for requests: bearer tokens (static, or from a file re-read
  * when it changes), basic auth, client certificates and exec credential
  * plugins (client-go `plugin/pkg/client/auth/exec`,
- * `client.authentication.k8s.io/v1` and `v1beta1`), and the
- * `Deno.HttpClient` carrying the CA and client certificate.
+ * `client.authentication.k8s.io/v1` and `v1beta1`). The CA and client
+ * certificate travel in the `Deno.HttpClient` of `transport.ts`.
  *
  * Tokens never appear in error messages.
  *
@@ -55,13 +55,16 @@ export class AuthError extends Error {
 export interface AuthenticatorOptions {
   /** Clock for exec credential expiry. Default the real clock. */
   clock?: Clock;
+  /** See {@link TokenFileOptions.onWarning}. Default `console.warn`. */
+  onWarning?: (message: string) => void;
 }
 
 /**
  * The authenticator a config asks for: exec plugin, token file, token,
  * basic auth, or none (certificates travel in the HTTP client).
  * @param config the connection settings
- * @param opts `clock` for credential expiry
+ * @param opts `clock` for credential expiry, `onWarning` for a token file
+ * that cannot be re-read
  * @returns the authenticator
  */
 export function newAuthenticator(
@@ -75,7 +78,11 @@ export function newAuthenticator(
       cluster: { server: config.server, tls: config.tls },
     });
   }
-  if (auth.tokenFile) return new TokenFileAuthenticator(auth.tokenFile);
+  if (auth.tokenFile) {
+    return new TokenFileAuthenticator(auth.tokenFile, {
+      onWarning: opts.onWarning,
+    });
+  }
   if (auth.token) return fixed({ authorization: `Bearer ${auth.token}` });
   if (auth.username !== undefined || auth.password !== undefined) {
     const basic = btoa(
@@ -97,50 +104,115 @@ function fixed(creds: Credentials): Authenticator {
   };
 }
 
+/** Options of {@link TokenFileAuthenticator}. */
+export interface TokenFileOptions {
+  /**
+   * Called once when the file cannot be re-read and the last token read is
+   * used instead (again only after a successful read). Default
+   * `console.warn`. Never given the token.
+   */
+  onWarning?: (message: string) => void;
+}
+
 /**
  * A bearer token read from a file and re-read whenever the file's
- * modification time or size changes (projected service account tokens are
- * rotated in place).
+ * modification time, size or inode changes (projected service account
+ * tokens are rotated by replacing the file), or after a 401.
+ *
+ * Like client-go's cached file token source, a file that cannot be re-read
+ * (removed, unreadable, or blank in the middle of a rotation) does not end
+ * the session: the last token read is used, the file is read again at its
+ * next change or after a 401, and `onWarning` is told once. Only when no
+ * token was ever read does the request fail.
+ *
+ * @example A token rotated by replacing the file
+ * ```ts
+ * import { TokenFileAuthenticator } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ * const path = await Deno.makeTempFile();
+ * await Deno.writeTextFile(path, "first\n");
+ * const warnings: string[] = [];
+ * const auth = new TokenFileAuthenticator(path, { onWarning: (m) => warnings.push(m) });
+ * assert.equal((await auth.credentials()).authorization, "Bearer first");
+ * await Deno.remove(path); // mid-rotation: the last token is kept
+ * assert.equal((await auth.credentials()).authorization, "Bearer first");
+ * await Deno.writeTextFile(path, "second\n");
+ * assert.equal((await auth.credentials()).authorization, "Bearer second");
+ * assert.equal(warnings.length, 1);
+ * await Deno.remove(path);
+ * ```
  */
 export class TokenFileAuthenticator implements Authenticator {
   #path: string;
+  /** The last token read successfully. */
   #token: string | undefined;
+  /** Identity of the file version last read (or last found unusable). */
   #stamp = "";
+  /** A 401 asked for the file to be read again even if unchanged. */
+  #reread = false;
+  #warned = false;
+  #onWarning: (message: string) => void;
 
   /**
    * Read tokens from `path`.
    * @param path the token file
+   * @param opts `onWarning` for a file that cannot be re-read
    */
-  constructor(path: string) {
+  constructor(path: string, opts: TokenFileOptions = {}) {
     this.#path = path;
+    this.#onWarning = opts.onWarning ?? ((m) => console.warn(m));
   }
 
   /**
    * The current token as an `Authorization` header.
    * @returns the credentials
-   * @throws {AuthError} when the file cannot be read or is empty
+   * @throws {AuthError} when the file cannot be read or is empty and no
+   * token was read before
    */
   async credentials(): Promise<Credentials> {
-    let stamp: string;
+    let stamp: string | undefined;
+    let failure: AuthError;
     try {
       const info = await Deno.stat(this.#path);
       stamp = `${info.mtime?.getTime()}:${info.size}:${info.ino}`;
-      if (stamp !== this.#stamp || this.#token === undefined) {
-        this.#token = (await Deno.readTextFile(this.#path)).trim();
-        this.#stamp = stamp;
+      if (
+        stamp === this.#stamp && !this.#reread && this.#token !== undefined
+      ) {
+        return { authorization: `Bearer ${this.#token}` };
       }
+      const token = (await Deno.readTextFile(this.#path)).trim();
+      if (token !== "") {
+        this.#token = token;
+        this.#stamp = stamp;
+        this.#reread = false;
+        this.#warned = false;
+        return { authorization: `Bearer ${token}` };
+      }
+      failure = new AuthError(
+        `Cannot use token file ${this.#path}: it is empty`,
+      );
     } catch (cause) {
-      throw new AuthError(`Cannot read token file ${this.#path}`, { cause });
+      failure = new AuthError(
+        `Cannot read token file ${this.#path}: ${errorMessage(cause)}`,
+        { cause },
+      );
     }
-    if (this.#token === "") {
-      throw new AuthError(`Cannot use token file ${this.#path}: it is empty`);
+    if (this.#token === undefined) throw failure;
+    // Read this version again only once it changes, or after a 401.
+    if (stamp !== undefined) this.#stamp = stamp;
+    this.#reread = false;
+    if (!this.#warned) {
+      this.#warned = true;
+      this.#onWarning(
+        `${failure.message}; using the token read before until the file changes`,
+      );
     }
     return { authorization: `Bearer ${this.#token}` };
   }
 
-  /** Forget the token so the next request reads the file again. */
+  /** Read the file again before the next request, even if it looks unchanged. */
   unauthorized(): void {
-    this.#token = undefined;
+    this.#reread = true;
   }
 }
 
@@ -339,25 +411,4 @@ export class ExecAuthenticator implements Authenticator {
 
 function errorMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
-}
-
-/**
- * Create the `Deno.HttpClient` for a config: its CA (added to the system
- * roots) and client certificate, or the certificate an exec plugin issued.
- * @param tls the TLS settings
- * @param clientCert a client certificate overriding the config's
- * @returns a new client; the caller closes it
- */
-export function createHttpClient(
-  tls: TlsConfig,
-  clientCert?: { cert: string; key: string },
-): Deno.HttpClient {
-  const cert = clientCert ??
-    (tls.certData && tls.keyData
-      ? { cert: tls.certData, key: tls.keyData }
-      : undefined);
-  const caCerts = tls.caData ? [tls.caData] : undefined;
-  return cert
-    ? Deno.createHttpClient({ caCerts, cert: cert.cert, key: cert.key })
-    : Deno.createHttpClient({ caCerts });
 }

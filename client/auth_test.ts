@@ -224,22 +224,85 @@ Deno.test("exec plugin: failures are AuthErrors that never show the token", asyn
   });
 });
 
-Deno.test("TokenFileAuthenticator re-reads the file when it changes", async () => {
+Deno.test("TokenFileAuthenticator re-reads the file when it changes, and after a 401", async () => {
   const dir = await Deno.makeTempDir({ prefix: "kubecache-token-" });
   try {
     const path = `${dir}/token`;
     await Deno.writeTextFile(path, "first\n");
-    const auth = new TokenFileAuthenticator(path);
+    const auth = new TokenFileAuthenticator(path, { onWarning: () => {} });
     assert.equal((await auth.credentials()).authorization, "Bearer first");
     await Deno.writeTextFile(path, "second-token\n");
     assert.equal(
       (await auth.credentials()).authorization,
       "Bearer second-token",
     );
-    await Deno.writeTextFile(path, "");
-    await assert.rejects(auth.credentials(), /it is empty/);
+    // Same size, same mtime: only a 401 makes it read the file again.
+    const { mtime } = await Deno.stat(path);
+    await Deno.writeTextFile(path, "third-token!\n");
+    await Deno.utime(path, mtime!, mtime!);
+    assert.equal(
+      (await auth.credentials()).authorization,
+      "Bearer second-token",
+    );
+    auth.unauthorized();
+    assert.equal(
+      (await auth.credentials()).authorization,
+      "Bearer third-token!",
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("TokenFileAuthenticator keeps the last token while the file cannot be re-read, and warns once", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "kubecache-token-" });
+  try {
+    const path = `${dir}/token`;
+    const warnings: string[] = [];
+    const auth = new TokenFileAuthenticator(path, {
+      onWarning: (m) => warnings.push(m),
+    });
+    const bearer = async () => (await auth.credentials()).authorization;
+    await Deno.writeTextFile(path, "B\n");
+    assert.equal(await bearer(), "Bearer B");
+    // A rotation that writes blanks first, then removes the file.
+    await Deno.writeTextFile(path, "   \n");
+    assert.equal(await bearer(), "Bearer B");
+    assert.equal(await bearer(), "Bearer B");
     await Deno.remove(path);
-    await assert.rejects(auth.credentials(), AuthError);
+    assert.equal(await bearer(), "Bearer B");
+    auth.unauthorized(); // a 401 re-reads; still nothing to read
+    assert.equal(await bearer(), "Bearer B");
+    assert.equal(warnings.length, 1, warnings.join("\n"));
+    assert.match(warnings[0], /Cannot use token file .*: it is empty/);
+    assert.match(warnings[0], /using the token read before/);
+    // The next version of the file is used as soon as it exists.
+    await Deno.writeTextFile(path, "C\n");
+    assert.equal(await bearer(), "Bearer C");
+    // A new failure after a good read warns again, once.
+    await Deno.remove(path);
+    assert.equal(await bearer(), "Bearer C");
+    assert.equal(await bearer(), "Bearer C");
+    assert.equal(warnings.length, 2);
+    assert.match(warnings[1], /Cannot read token file .*token: /);
+    assert.ok(!warnings.join("").includes("Bearer"));
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("TokenFileAuthenticator fails while no token was ever read", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "kubecache-token-" });
+  try {
+    const path = `${dir}/token`;
+    const auth = new TokenFileAuthenticator(path, { onWarning: () => {} });
+    await assert.rejects(auth.credentials(), (e) => {
+      assert.ok(e instanceof AuthError);
+      assert.match(e.message, /^Cannot read token file .*token: /);
+      return true;
+    });
+    await Deno.writeTextFile(path, "\n");
+    await assert.rejects(auth.credentials(), /it is empty/);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

@@ -11,5 +11,6 @@ export * from "./rest.ts";
 export * from "./watch.ts";
 export * from "./config.ts";
 export * from "./auth.ts";
+export * from "./transport.ts";
 export * from "./discovery.ts";
 export * from "./types.ts";

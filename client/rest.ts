@@ -14,12 +14,10 @@ import type {
   WatchEvent,
 } from "../cache/listwatch.ts";
 import type { KubeObject, Status, StatusDetails } from "../cache/object.ts";
-import {
-  type Authenticator,
-  createHttpClient,
-  newAuthenticator,
-} from "./auth.ts";
+import { type Authenticator, newAuthenticator } from "./auth.ts";
 import type { KubeConfig } from "./config.ts";
+import { createHttpClient } from "./transport.ts";
+import { explainConnectError } from "./_connect_error.ts";
 import type { ResourceClient, ResourceRequestOptions } from "./list_watch.ts";
 import { apiVersionOf, type ResourceType } from "./resources.ts";
 import { decodeWatch } from "./watch.ts";
@@ -395,6 +393,11 @@ export interface KubeClientOptions {
   authenticator?: Authenticator;
   /** `User-Agent` header. Default `kubecache/<version> (Deno)`. */
   userAgent?: string;
+  /**
+   * Told what the client does not throw: a token file that cannot be
+   * re-read (the last token is used). Default `console.warn`.
+   */
+  onWarning?: (message: string) => void;
 }
 
 /** Per-call options every {@link KubeClient} method takes. */
@@ -549,10 +552,27 @@ export class KubeClient implements ResourceClient, AsyncDisposable {
   /**
    * Create a client.
    * @param config where the server is and how to authenticate
-   * @param opts timeouts, clock, authenticator, user agent
+   * @param opts timeouts, clock, authenticator, user agent, warnings
+   * @throws {TypeError} when `config` is not a {@link KubeConfig}
    * @throws {RangeError} when `timeoutMs` is negative
    */
   constructor(config: KubeConfig, opts: KubeClientOptions = {}) {
+    // Checked by shape, not instanceof: two copies of the module (a local
+    // path and a registry import) make equal configs of different classes.
+    const c = config as Partial<KubeConfig> | null | undefined;
+    if (
+      c === null || typeof c !== "object" || typeof c.server !== "string" ||
+      typeof c.tls !== "object" || typeof c.auth !== "object"
+    ) {
+      throw new TypeError(
+        `KubeClient: config must be a KubeConfig, got ${describe(config)}`,
+      );
+    }
+    if (opts === null || typeof opts !== "object") {
+      throw new TypeError(
+        `KubeClient: opts must be an object, got ${describe(opts)}`,
+      );
+    }
     this.config = config;
     this.#clock = opts.clock ?? realClock;
     this.#timeoutMs = opts.timeoutMs ?? 30_000;
@@ -562,9 +582,12 @@ export class KubeClient implements ResourceClient, AsyncDisposable {
       );
     }
     this.#auth = opts.authenticator ??
-      newAuthenticator(config, { clock: this.#clock });
+      newAuthenticator(config, {
+        clock: this.#clock,
+        onWarning: opts.onWarning,
+      });
     this.#userAgent = opts.userAgent ?? "kubecache/0.1.0 (Deno)";
-    this.#http = createHttpClient(config.tls);
+    this.#http = createHttpClient(config.tls, { proxyUrl: config.proxyUrl });
     this.#clients.push(this.#http);
   }
 
@@ -594,6 +617,10 @@ export class KubeClient implements ResourceClient, AsyncDisposable {
    * `limit`, which can be more than a JavaScript string holds (512 MiB,
    * about 120k pods). So a body past 8 MiB is decoded item by item as it
    * arrives: parsing overlaps the transfer and the body is never one string.
+   *
+   * Every item carries the `kind` and `apiVersion` of `type` (the API server
+   * sends list items without them; watch events have them), set on the
+   * decoded objects without copying them.
    * @typeParam T the object type
    * @param type the resource type
    * @param opts namespace, list options, signal, idle timeout
@@ -615,7 +642,7 @@ export class KubeClient implements ResourceClient, AsyncDisposable {
       { ...opts, query: listQuery(opts, false) },
       (body, what, onChunk) => readList(body, { what, onChunk }),
     );
-    return checkList(list as ObjectList<T>, path);
+    return setTypeMeta(type, checkList(list as ObjectList<T>, path));
   }
 
   /**
@@ -648,7 +675,11 @@ export class KubeClient implements ResourceClient, AsyncDisposable {
     }
     // Released by the decoder itself: a wrapping generator would cost a
     // second async hop per event.
-    return decodeWatch<T>(body, { signal: opts.signal, onClose: release });
+    return decodeWatch<T>(body, {
+      signal: opts.signal,
+      onClose: release,
+      typeMeta: { kind: type.kind, apiVersion: apiVersionOf(type) },
+    });
   }
 
   /**
@@ -847,7 +878,10 @@ export class KubeClient implements ResourceClient, AsyncDisposable {
     }
     // A new certificate from an exec plugin needs a new TLS client; the old
     // one may still carry a watch, so it is closed only by close().
-    this.#http = createHttpClient(this.config.tls, cert);
+    this.#http = createHttpClient(this.config.tls, {
+      clientCert: cert,
+      proxyUrl: this.config.proxyUrl,
+    });
     this.#httpCert = cert;
     this.#clients.push(this.#http);
     return this.#http;
@@ -938,13 +972,18 @@ export class KubeClient implements ResourceClient, AsyncDisposable {
       }
       const query = opts.query?.toString();
       const url = `${this.config.server}${path}${query ? `?${query}` : ""}`;
-      const response = await fetch(url, {
-        method,
-        headers,
-        body,
-        signal: ctrl.signal,
-        client: this.#client(creds.clientCert),
-      });
+      let response: Response;
+      try {
+        response = await fetch(url, {
+          method,
+          headers,
+          body,
+          signal: ctrl.signal,
+          client: this.#client(creds.clientCert),
+        });
+      } catch (err) {
+        throw explainConnectError(err, this.config);
+      }
       if (!response.ok) {
         const text = await response.text();
         if (response.status === 401) this.#auth.unauthorized();
@@ -1031,10 +1070,44 @@ function writeQuery(
   return q;
 }
 
+/** A value for a message: its type, or the value when it is a primitive. */
+function describe(value: unknown): string {
+  if (value === null || typeof value !== "object") {
+    return typeof value === "string" ? JSON.stringify(value) : String(value);
+  }
+  return Array.isArray(value)
+    ? "an array"
+    : `an object without the fields of a KubeConfig`;
+}
+
 /** Fill in apiVersion and kind when the caller left them out. */
 function withTypeMeta<T extends KubeObject>(type: ResourceType<T>, obj: T): T {
   if (obj.apiVersion && obj.kind) return obj;
   return { apiVersion: apiVersionOf(type), kind: type.kind, ...obj };
+}
+
+/**
+ * Give each item the `kind` and `apiVersion` of its resource type: a list's
+ * items come without them from the API server (only the list has TypeMeta),
+ * while watch events carry them, and a cache holding both shapes surprises
+ * every reader. Fields are set on the decoded objects, never copied; a
+ * value the server did send is kept (client-go's dynamic client does the
+ * same for `UnstructuredList` items).
+ */
+function setTypeMeta<T extends KubeObject>(
+  type: ResourceType<T>,
+  list: ObjectList<T>,
+): ObjectList<T> {
+  const kind = type.kind;
+  const apiVersion = apiVersionOf(type);
+  const items = list.items as KubeObject[];
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i];
+    if (item === null || typeof item !== "object") continue;
+    if (item.kind === undefined) item.kind = kind;
+    if (item.apiVersion === undefined) item.apiVersion = apiVersion;
+  }
+  return list;
 }
 
 /**

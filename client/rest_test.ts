@@ -24,6 +24,7 @@ import {
 } from "./rest.ts";
 import {
   ConfigMaps,
+  Deployments,
   Namespaces,
   Pods,
   type ResourceType,
@@ -403,6 +404,62 @@ Deno.test("KubeClient.watch() streams events from a resourceVersion and ends wit
     if (seen.length === 3) server.faults.closeWatches();
   }
   assert.deepEqual(seen, ["ADDED:w", "MODIFIED:w", "DELETED:w"]);
+});
+
+Deno.test("KubeClient.list() gives every item the kind and apiVersion of its type, as watch objects have", async () => {
+  await using env = await setup();
+  const { server, client } = env;
+  server.create(ConfigMaps, cm("a"));
+  server.create(Deployments, {
+    metadata: { name: "d", namespace: "default" },
+  });
+  // The server sends list items without TypeMeta, as a real apiserver does.
+  const raw = await (await fetch(`${server.url}/api/v1/configmaps`)).json();
+  assert.equal(raw.items[0].kind, undefined);
+  const cms = await client.list(CMs);
+  assert.deepEqual(
+    cms.items.map((o) => [o.kind, o.apiVersion, o.metadata.name]),
+    [["ConfigMap", "v1", "a"]],
+  );
+  const deps = await client.list(Deployments, { namespace: "default" });
+  assert.deepEqual(
+    deps.items.map((o) => [o.kind, o.apiVersion]),
+    [["Deployment", "apps/v1"]],
+  );
+  const events = await client.watch(Deployments, {
+    namespace: "default",
+    resourceVersion: "0",
+  });
+  for await (const ev of events) {
+    assert.deepEqual(
+      [ev.object.kind, ev.object.apiVersion],
+      ["Deployment", "apps/v1"],
+    );
+    break;
+  }
+});
+
+Deno.test("KubeClient rejects a config that is not a KubeConfig at the call", () => {
+  for (
+    const [config, shown] of [
+      [undefined, "undefined"],
+      [null, "null"],
+      ["https://h", '"https://h"'],
+      [{ server: "https://h" }, "an object without the fields of a KubeConfig"],
+    ] as const
+  ) {
+    assert.throws(
+      () => new KubeClient(config as unknown as KubeConfig),
+      (e) => {
+        assert.ok(e instanceof TypeError);
+        assert.equal(
+          e.message,
+          `KubeClient: config must be a KubeConfig, got ${shown}`,
+        );
+        return true;
+      },
+    );
+  }
 });
 
 Deno.test("KubeClient.watch() passes a 410 ERROR event through for an expired resourceVersion", async () => {

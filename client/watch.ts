@@ -67,6 +67,12 @@ export interface DecodeWatchOptions {
    * `KubeClient.watch` releases its request here.
    */
   onClose?: () => void;
+  /**
+   * The `kind` and `apiVersion` to give an event's object that lacks them
+   * (not an ERROR event's Status). `KubeClient.watch` passes its resource
+   * type's, so watched and listed objects have the same shape.
+   */
+  typeMeta?: { kind: string; apiVersion: string };
 }
 
 const EVENT_TYPES: ReadonlySet<string> = new Set<WatchEventType>([
@@ -148,7 +154,7 @@ export async function* decodeWatch<T extends KubeObject = KubeObject>(
   body: ReadableStream<Uint8Array>,
   opts: DecodeWatchOptions = {},
 ): AsyncGenerator<WatchEvent<T>, void, undefined> {
-  const { signal, onClose } = opts;
+  const { signal, onClose, typeMeta } = opts;
   if (signal?.aborted) {
     onClose?.();
     throw signal.reason;
@@ -173,7 +179,13 @@ export async function* decodeWatch<T extends KubeObject = KubeObject>(
     // Blank lines carry no event (a JSON stream decoder skips whitespace);
     // the first-character test keeps trim() off the hot path.
     if (line.charCodeAt(0) !== 0x7b && line.trim() === "") return;
-    events.push(parseEvent<T>(line, lineNo));
+    const ev = parseEvent<T>(line, lineNo);
+    if (typeMeta !== undefined && ev.type !== "ERROR") {
+      const obj = ev.object as KubeObject;
+      if (obj.kind === undefined) obj.kind = typeMeta.kind;
+      if (obj.apiVersion === undefined) obj.apiVersion = typeMeta.apiVersion;
+    }
+    events.push(ev);
   };
   // The bytes of an incomplete character the decoder holds from the last chunk.
   let carry: Uint8Array = NO_BYTES;

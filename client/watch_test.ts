@@ -167,6 +167,29 @@ Deno.test("decodeWatch() passes ERROR events through with their Status", async (
   assert.deepEqual(events, [{ type: "ERROR", object: status }]);
 });
 
+Deno.test("decodeWatch() gives objects without TypeMeta the typeMeta given, not a Status", async () => {
+  const lines = [
+    { type: "ADDED", object: { metadata: { name: "a" } } },
+    {
+      type: "MODIFIED",
+      object: { kind: "Other", apiVersion: "x/v1", metadata: { name: "b" } },
+    },
+    { type: "ERROR", object: { code: 500, message: "boom" } },
+  ].map((l) => JSON.stringify(l) + "\n").join("");
+  const { body } = scripted([enc.encode(lines)]);
+  const { events, error } = await collect(
+    decodeWatch(body, {
+      typeMeta: { kind: "Deployment", apiVersion: "apps/v1" },
+    }),
+  );
+  assert.equal(error, undefined);
+  assert.deepEqual(events.map((e) => e.object), [
+    { metadata: { name: "a" }, kind: "Deployment", apiVersion: "apps/v1" },
+    { kind: "Other", apiVersion: "x/v1", metadata: { name: "b" } },
+    { code: 500, message: "boom" },
+  ]);
+});
+
 Deno.test("decodeWatch() ends on a malformed line after the events before it, and cancels the body", async () => {
   const text = line("ADDED", "a") + "{not json\n" + line("ADDED", "c");
   const { body, state } = scripted([enc.encode(text)], { hang: true });
