@@ -31,7 +31,7 @@ export interface HttpClientOptions {
  * import assert from "node:assert/strict";
  * const config = KubeConfig.fromOptions({
  *   server: "https://internal.example.test:6443",
- *   proxyUrl: "http://proxy.example.test:3128",
+ *   proxyUrl: "http://127.0.0.1:3128",
  * });
  * using client = createHttpClient(config.tls, { proxyUrl: config.proxyUrl });
  * assert.ok(client instanceof Deno.HttpClient);
