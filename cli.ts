@@ -26,11 +26,11 @@ import {
   DeletedFinalStateUnknown,
   splitMetaNamespaceKey,
 } from "./cache/keys.ts";
-import type { KubeObject } from "./cache/object.ts";
+import type { KubeObject } from "./api/object.ts";
 import { KubeConfig } from "./client/config.ts";
 import { KubeClient } from "./client/rest.ts";
-import { listWatch } from "./client/list_watch.ts";
-import { apiVersionOf, type ResourceType } from "./client/resources.ts";
+import { listWatch } from "./api/listwatch.ts";
+import { apiVersionOf, type ResourceType } from "./api/resources.ts";
 import { startDemoCluster } from "./testing/demo_cluster.ts";
 import { parseArgs, USAGE, UsageError, type WatchArgs } from "./_cli/args.ts";
 import { loadConfig } from "./_cli/connect.ts";
@@ -42,8 +42,9 @@ import {
   describeError,
   type ErrorContext,
   isConnectError,
-  kubeconfigUser,
 } from "./_cli/errors.ts";
+
+export { describeError, type ErrorContext } from "./_cli/errors.ts";
 
 /** Objects per list page, as `kubectl get` asks for. */
 const PAGE_SIZE = 500;
@@ -201,7 +202,7 @@ async function connect(
       ? undefined
       : config.contextName === undefined
       ? "in-cluster service account"
-      : kubeconfigUser(args.kubeconfig, args.context),
+      : config.userName,
     [Symbol.asyncDispose]: () => Promise.resolve(client.close()),
   };
 }

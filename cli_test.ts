@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { main } from "./cli.ts";
 import { FakeApiServer } from "./testing/fake_api_server.ts";
-import { ConfigMaps, Deployments, Pods } from "./client/resources.ts";
-import { makePod, Rng, running, scheduled } from "./testing/_demo_objects.ts";
-import type { KubeObject } from "./cache/object.ts";
+import { ConfigMaps, Deployments, Pods } from "./api/resources.ts";
+import { makePod, Rng, running, scheduled } from "./testing/demo_objects.ts";
+import type { KubeObject } from "./api/object.ts";
 
 const NOW = Date.UTC(2025, 5, 1, 12, 0, 0);
 

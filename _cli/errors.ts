@@ -5,9 +5,9 @@
  * @module
  */
 
-import { parseYaml } from "../client/_yaml.ts";
 import { KubeConfigError } from "../client/config.ts";
-import { RequestTimeoutError, StatusError } from "../client/rest.ts";
+import { StatusError } from "../api/errors.ts";
+import { RequestTimeoutError } from "../client/rest.ts";
 import { UnknownResourceError } from "../client/discovery.ts";
 
 /** What an error message can mention. */
@@ -23,9 +23,24 @@ export interface ErrorContext {
 }
 
 /**
- * Describe a failure in one line, without a stack trace.
+ * Describe a failure in one line, without a stack trace, the way the CLI
+ * prints it (exported from `@kubecache/core/cli` for scripts that want the
+ * same wording, as the examples do).
  * @param err what was thrown
  * @param ctx the server, user and action to name
+ * @returns the message, without a trailing period
+ *
+ * @example Word a 403 the CLI's way
+ * ```ts
+ * import { describeError } from "@kubecache/core/cli";
+ * import { StatusError } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ * const err = StatusError.fromStatus({ code: 403, reason: "Forbidden", message: "no" });
+ * assert.equal(
+ *   describeError(err, { user: "bob", action: "list pods" }),
+ *   'Forbidden as user "bob" (403): not allowed to list pods: no',
+ * );
+ * ```
  */
 export function describeError(err: unknown, ctx: ErrorContext = {}): string {
   const at = ctx.server ? ` at ${ctx.server}` : "";
@@ -94,53 +109,4 @@ function connectReason(message: string): string {
   if (/dns|lookup|resolve/i.test(message)) return "host name not found";
   if (/reset/i.test(message)) return "connection reset";
   return message.trim();
-}
-
-/**
- * The kubeconfig user of the context in use, read from the same files the
- * config came from (explicit path, else KUBECONFIG's list, else
- * ~/.kube/config; the first file to define a name wins, as kubectl merges).
- * Undefined when it cannot be told.
- * @param path the `--kubeconfig` path, if any
- * @param context the `--context`, if any
- */
-export function kubeconfigUser(
-  path: string | undefined,
-  context: string | undefined,
-): string | undefined {
-  const paths = path ? [path] : defaultPaths();
-  let current = context;
-  const contexts = new Map<string, string | undefined>();
-  for (const p of paths) {
-    let doc: Record<string, unknown>;
-    try {
-      doc = parseYaml(Deno.readTextFileSync(p)) as Record<string, unknown>;
-    } catch {
-      continue;
-    }
-    if (!doc || typeof doc !== "object") continue;
-    if (!current && typeof doc["current-context"] === "string") {
-      current = doc["current-context"];
-    }
-    for (
-      const c of (doc.contexts ?? []) as {
-        name?: string;
-        context?: { user?: string };
-      }[]
-    ) {
-      if (c?.name && !contexts.has(c.name)) {
-        contexts.set(c.name, c.context?.user);
-      }
-    }
-  }
-  return current ? contexts.get(current) : undefined;
-}
-
-function defaultPaths(): string[] {
-  const env = Deno.env.get("KUBECONFIG");
-  if (env) {
-    return env.split(Deno.build.os === "windows" ? ";" : ":").filter(Boolean);
-  }
-  const home = Deno.env.get("HOME") ?? Deno.env.get("USERPROFILE");
-  return home ? [`${home}/.kube/config`] : [];
 }

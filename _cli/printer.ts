@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { KubeObject } from "../cache/object.ts";
+import type { KubeObject } from "../api/object.ts";
 import type { OutputFormat } from "./args.ts";
 import { alignRow, type Columns, columnsFor, columnWidths } from "./table.ts";
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { WatchPrinter, type WatchPrinterOptions } from "./printer.ts";
-import type { KubeObject } from "../cache/object.ts";
+import type { KubeObject } from "../api/object.ts";
 
 const NOW = Date.UTC(2025, 5, 1, 12, 0, 0);
 const cm = (ns: string, name: string, keys = 1): KubeObject =>

@@ -5,8 +5,8 @@
  * @module
  */
 
-import type { ListerWatcher } from "../cache/listwatch.ts";
-import type { KubeObject } from "../cache/object.ts";
+import type { ListerWatcher } from "../api/listwatch.ts";
+import type { KubeObject } from "../api/object.ts";
 
 /** Counts listed objects and rewrites one status line while enabled. */
 export class ListProgress {

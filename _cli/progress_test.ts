@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { ListProgress, withProgress } from "./progress.ts";
-import type { ListerWatcher, ObjectList } from "../cache/listwatch.ts";
-import type { KubeObject } from "../cache/object.ts";
+import type { ListerWatcher, ObjectList } from "../api/listwatch.ts";
+import type { KubeObject } from "../api/object.ts";
 
 function pagedSource(total: number, pageSize: number): ListerWatcher {
   return {

@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { ResourceType } from "../client/resources.ts";
+import type { ResourceType } from "../api/resources.ts";
 
 function namesOf(t: ResourceType): string[] {
   return [

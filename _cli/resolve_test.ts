@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { levenshtein, suggestResource } from "./resolve.ts";
-import { BUILTIN_RESOURCE_TYPES, resourceType } from "../client/resources.ts";
+import { BUILTIN_RESOURCE_TYPES, resourceType } from "../api/resources.ts";
 
 const Widgets = resourceType({
   apiVersion: "example.com/v1",

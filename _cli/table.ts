@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { KubeObject } from "../cache/object.ts";
+import type { KubeObject } from "../api/object.ts";
 
 /** How one kind is printed: column headers and one row per object. */
 export interface Columns {

@@ -15,7 +15,7 @@ import {
   running,
   scheduled,
   terminating,
-} from "../testing/_demo_objects.ts";
+} from "../testing/demo_objects.ts";
 
 const S = 1000;
 const M = 60 * S;

@@ -7,8 +7,8 @@
  * @module
  */
 
-import type { Pod } from "../client/types.ts";
-import { makePod, Rng, running, scheduled } from "../testing/_demo_objects.ts";
+import type { Pod } from "../api/types.ts";
+import { makePod, Rng, running, scheduled } from "../testing/demo_objects.ts";
 
 export { Rng };
 

@@ -15,8 +15,8 @@
  */
 
 import { FakeApiServer } from "../testing/fake_api_server.ts";
-import { Pods } from "../client/resources.ts";
-import type { KubeObject } from "../cache/object.ts";
+import { Pods } from "../api/resources.ts";
+import type { KubeObject } from "../api/object.ts";
 
 const PAGE = 500;
 

@@ -14,7 +14,7 @@ import { metaNamespaceKeyFunc } from "../cache/keys.ts";
 import { metaNamespaceIndexFunc, NAMESPACE_INDEX } from "../cache/index.ts";
 import { DeltaFIFO } from "../cache/delta_fifo.ts";
 import { Heap } from "../cache/heap.ts";
-import type { KubeObject } from "../cache/object.ts";
+import type { KubeObject } from "../api/object.ts";
 
 interface Pod extends KubeObject {
   spec: { nodeName: string };

@@ -20,7 +20,7 @@
 
 import { KubeClient } from "../client/rest.ts";
 import { KubeConfig } from "../client/config.ts";
-import { Pods } from "../client/resources.ts";
+import { Pods } from "../api/resources.ts";
 import { decodeWatch } from "../client/watch.ts";
 import { benchPods } from "./_pods.ts";
 

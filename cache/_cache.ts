@@ -4,14 +4,15 @@
 
 import { KeyError, type KeyFunc } from "./keys.ts";
 import type { Indexers } from "./index.ts";
-import type { Indexer } from "./store.ts";
 import {
   newThreadSafeStore,
   type ThreadSafeStore,
 } from "./thread_safe_store.ts";
 
 /** client-go `cache`: a key function in front of a ThreadSafeStore. */
-export class Cache<T> implements Indexer<T> {
+// Conforms to Indexer<T>: store.ts checks it where newIndexer returns a
+// Cache as one (importing the interface here would make a file cycle).
+export class Cache<T> {
   readonly #keyFunc: KeyFunc;
   readonly #storage: ThreadSafeStore<T>;
 

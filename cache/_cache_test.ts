@@ -6,7 +6,7 @@ import {
   KeyError,
 } from "./keys.ts";
 import { metaNamespaceIndexFunc, NAMESPACE_INDEX } from "./index.ts";
-import type { KubeObject } from "./object.ts";
+import type { KubeObject } from "../api/object.ts";
 
 const pod = (namespace: string, name: string): KubeObject => ({
   metadata: { namespace, name },

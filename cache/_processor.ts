@@ -10,14 +10,14 @@
  * @module
  */
 
-import type { Clock } from "./clock.ts";
+import type { Clock } from "../api/clock.ts";
 import type { DeletedFinalStateUnknown } from "./keys.ts";
-import type { KubeObject } from "./object.ts";
+import type { KubeObject } from "../api/object.ts";
 import type { Deltas } from "./delta_fifo.ts";
 import type {
   HandlerErrorReporter,
   ResourceEventHandler,
-} from "./controller.ts";
+} from "./event_handler.ts";
 
 /** client-go `minimumResyncPeriod`: per-handler resync periods are at least 1 s. */
 export const MINIMUM_RESYNC_PERIOD_MS = 1_000;

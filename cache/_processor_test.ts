@@ -1,12 +1,12 @@
 import assert from "node:assert/strict";
 import { deferred } from "./_test_util.ts";
 import { FakeClock } from "../testing/fake_clock.ts";
-import type { ResourceEventHandler } from "./controller.ts";
+import type { ResourceEventHandler } from "./event_handler.ts";
 import {
   DeletedFinalStateUnknown,
   deletionHandlingMetaNamespaceKeyFunc,
 } from "./keys.ts";
-import type { KubeObject } from "./object.ts";
+import type { KubeObject } from "../api/object.ts";
 import { Cache } from "./_cache.ts";
 import {
   determineResyncPeriod,

@@ -2,7 +2,8 @@
 // queue, a broadcast wake-up (Go's sync.Cond), a pop serialiser (the queue
 // lock client-go holds while `process` runs) and the requeue rule of pop.
 
-import { type PopProcessFunc, RequeueError } from "./fifo.ts";
+// RequeueError is defined here, not in fifo.ts (which re-exports it), so
+// that fifo.ts depends on this file and not the other way round.
 
 /** Below this many consumed slots the ring never compacts. */
 const COMPACT_MIN = 1024;
@@ -101,13 +102,53 @@ export class Serial {
 }
 
 /**
+ * Thrown by a pop's `process` function (`PopProcessFunc`) to requeue the item it was given
+ * (client-go `ErrRequeue`).
+ *
+ * The queue puts the item back with `addIfNotPresent` (so a newer version
+ * queued meanwhile wins). `pop` then resolves with the item when the error
+ * has no `cause`, and rejects with the `cause` when it has one.
+ *
+ * @example Retry an item later
+ * ```ts
+ * import { FIFO, RequeueError } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const fifo = new FIFO<{ name: string }>((o) => (o as { name: string }).name);
+ * fifo.add({ name: "a" });
+ * await fifo.pop(() => {
+ *   throw new RequeueError();
+ * });
+ * assert.deepEqual(fifo.listKeys(), ["a"]);
+ * ```
+ */
+export class RequeueError extends Error {
+  /**
+   * Create a requeue request.
+   * @param cause the error `pop` should reject with; omit it to make `pop`
+   * resolve with the item
+   */
+  constructor(cause?: unknown) {
+    super(
+      cause === undefined
+        ? "Requeue requested: the popped item is put back without an error"
+        : `Requeue requested: ${
+          cause instanceof Error ? cause.message : String(cause)
+        }`,
+      cause === undefined ? undefined : { cause },
+    );
+    this.name = "RequeueError";
+  }
+}
+
+/**
  * Run a pop's `process` on `item` with the requeue rule of `Queue.pop`: a
  * {@link RequeueError} calls `requeue` and then rethrows its cause (if any);
  * any other error propagates. Returns a promise only when `process` did, so
  * a synchronous process costs the pop no extra tick.
  */
 export function processOrRequeue<P>(
-  process: PopProcessFunc<P>,
+  process: (item: P, isInInitialList: boolean) => void | Promise<void>,
   item: P,
   opts: { isInInitialList: boolean; requeue: () => void },
 ): Promise<void> | undefined {

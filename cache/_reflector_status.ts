@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { KubeObject } from "./object.ts";
+import type { KubeObject } from "../api/object.ts";
 
 /**
  * A change in a Reflector's health, for logs and status lines. One

@@ -7,9 +7,9 @@ import {
   type ReflectorOptions,
   type ReflectorStore,
 } from "./reflector.ts";
-import type { ListerWatcher } from "./listwatch.ts";
-import type { KubeObject, Status } from "./object.ts";
-import { Backoff } from "../_util.ts";
+import type { ListerWatcher } from "../api/listwatch.ts";
+import type { KubeObject, Status } from "../api/object.ts";
+import { Backoff } from "../api/backoff.ts";
 import { FakeClock } from "../testing/fake_clock.ts";
 import { FakeControllerSource } from "../testing/fake_controller_source.ts";
 

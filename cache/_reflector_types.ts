@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { Clock } from "./clock.ts";
+import type { Clock } from "../api/clock.ts";
 import type { ReflectorStatusListener } from "./_reflector_status.ts";
 
 /**

@@ -13,12 +13,16 @@ import {
   isTooLargeResourceVersion,
   isTooManyRequests,
   StatusError,
-} from "../client/rest.ts";
+} from "../api/errors.ts";
 import type { FailureKind } from "./_reflector_state.ts";
-import type { Clock } from "./clock.ts";
+import type { Clock } from "../api/clock.ts";
 import { metaNamespaceKeyFunc } from "./keys.ts";
-import type { ListerWatcher, ListOptions, WatchEvent } from "./listwatch.ts";
-import type { KubeObject } from "./object.ts";
+import type {
+  ListerWatcher,
+  ListOptions,
+  WatchEvent,
+} from "../api/listwatch.ts";
+import type { KubeObject } from "../api/object.ts";
 
 /** Watches time out after a random duration in [this, 2·this) seconds (client-go `defaultMinWatchTimeout`). */
 const MIN_WATCH_TIMEOUT_S = 300;

@@ -4,9 +4,9 @@
 
 import assert from "node:assert/strict";
 import type { FakeClock } from "../testing/fake_clock.ts";
-import type { ResourceEventHandler } from "./controller.ts";
+import type { ResourceEventHandler } from "./event_handler.ts";
 import { DeletedFinalStateUnknown } from "./keys.ts";
-import type { KubeObject } from "./object.ts";
+import type { KubeObject } from "../api/object.ts";
 
 /** Yield to timers and I/O until `cond` holds; fail instead of hanging. */
 export async function eventually(

@@ -14,7 +14,7 @@ import {
   DeletedFinalStateUnknown,
   deletionHandlingMetaNamespaceKeyFunc,
 } from "./keys.ts";
-import type { KubeObject } from "./object.ts";
+import type { KubeObject } from "../api/object.ts";
 import { newStore } from "./store.ts";
 
 interface Pod extends KubeObject {

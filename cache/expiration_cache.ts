@@ -8,7 +8,7 @@
  * @module
  */
 
-import { type Clock, realClock } from "./clock.ts";
+import { type Clock, realClock } from "../api/clock.ts";
 import type { KeyFunc } from "./keys.ts";
 import { computeKey, type Store } from "./store.ts";
 import {

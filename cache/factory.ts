@@ -6,20 +6,20 @@
  * @module
  */
 
-import { type Clock, realClock } from "./clock.ts";
+import { type Clock, realClock } from "../api/clock.ts";
 import { metaNamespaceIndexFunc, NAMESPACE_INDEX } from "./index.ts";
 import type { Indexers } from "./index.ts";
-import type { ListerWatcher, ListOptions } from "./listwatch.ts";
+import type { ListerWatcher, ListOptions } from "../api/listwatch.ts";
 import { type GenericLister, newGenericLister } from "./listers.ts";
-import type { KubeObject } from "./object.ts";
-import type { HandlerErrorReporter } from "./controller.ts";
+import type { KubeObject } from "../api/object.ts";
+import type { HandlerErrorReporter } from "./event_handler.ts";
 import {
   newSharedIndexInformer,
   type SharedIndexInformer,
   waitForCacheSync,
 } from "./shared_informer.ts";
-import { listWatch, type ResourceClient } from "../client/list_watch.ts";
-import type { ResourceType } from "../client/resources.ts";
+import { listWatch, type ResourceClient } from "../api/listwatch.ts";
+import type { ResourceType } from "../api/resources.ts";
 
 /** Options of a {@link SharedInformerFactory}; each applies to every informer it makes. */
 export interface SharedInformerFactoryOptions {

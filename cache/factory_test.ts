@@ -7,13 +7,13 @@ import { KubeClient } from "../client/rest.ts";
 import type {
   ResourceClient,
   ResourceRequestOptions,
-} from "../client/list_watch.ts";
-import { ConfigMaps, Nodes, Pods } from "../client/resources.ts";
-import type { ResourceType } from "../client/resources.ts";
+} from "../api/listwatch.ts";
+import { ConfigMaps, Nodes, Pods } from "../api/resources.ts";
+import type { ResourceType } from "../api/resources.ts";
 import { SharedInformerFactory } from "./factory.ts";
 import { NAMESPACE_INDEX } from "./index.ts";
-import type { ObjectList, WatchEvent } from "./listwatch.ts";
-import type { KubeObject } from "./object.ts";
+import type { ObjectList, WatchEvent } from "../api/listwatch.ts";
+import type { KubeObject } from "../api/object.ts";
 
 /** A ResourceClient serving one FakeControllerSource per resource, recording calls. */
 class FakeClient implements ResourceClient {

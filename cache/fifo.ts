@@ -7,8 +7,18 @@
  */
 
 import type { DeletedFinalStateUnknown, KeyFunc } from "./keys.ts";
-import { KeyRing, processOrRequeue, Serial, Wakeup } from "./_queue.ts";
+import {
+  KeyRing,
+  processOrRequeue,
+  RequeueError,
+  Serial,
+  Wakeup,
+} from "./_queue.ts";
 import { computeKey } from "./store.ts";
+
+// Defined in _queue.ts beside the requeue rule it drives (so that file need
+// not import this one); public from here, as client-go's is in fifo.go.
+export { RequeueError };
 
 /**
  * Processes one item taken from a queue by {@link Queue.pop}
@@ -28,46 +38,6 @@ export type PopProcessFunc<P> = (
   item: P,
   isInInitialList: boolean,
 ) => void | Promise<void>;
-
-/**
- * Thrown by a {@link PopProcessFunc} to requeue the item it was given
- * (client-go `ErrRequeue`).
- *
- * The queue puts the item back with `addIfNotPresent` (so a newer version
- * queued meanwhile wins). `pop` then resolves with the item when the error
- * has no `cause`, and rejects with the `cause` when it has one.
- *
- * @example Retry an item later
- * ```ts
- * import { FIFO, RequeueError } from "@kubecache/core";
- * import assert from "node:assert/strict";
- *
- * const fifo = new FIFO<{ name: string }>((o) => (o as { name: string }).name);
- * fifo.add({ name: "a" });
- * await fifo.pop(() => {
- *   throw new RequeueError();
- * });
- * assert.deepEqual(fifo.listKeys(), ["a"]);
- * ```
- */
-export class RequeueError extends Error {
-  /**
-   * Create a requeue request.
-   * @param cause the error `pop` should reject with; omit it to make `pop`
-   * resolve with the item
-   */
-  constructor(cause?: unknown) {
-    super(
-      cause === undefined
-        ? "Requeue requested: the popped item is put back without an error"
-        : `Requeue requested: ${
-          cause instanceof Error ? cause.message : String(cause)
-        }`,
-      cause === undefined ? undefined : { cause },
-    );
-    this.name = "RequeueError";
-  }
-}
 
 /**
  * The error a queue's `pop` rejects with once the queue is closed and empty

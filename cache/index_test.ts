@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { metaNamespaceIndexFunc, NAMESPACE_INDEX } from "./index.ts";
 import { newIndexer } from "./store.ts";
 import { metaNamespaceKeyFunc } from "./keys.ts";
-import type { KubeObject } from "./object.ts";
+import type { KubeObject } from "../api/object.ts";
 
 const pod = (
   name: string,

@@ -15,16 +15,12 @@ import {
   type SharedIndexInformer,
 } from "./shared_informer.ts";
 import { DeletedFinalStateUnknown, metaNamespaceKeyFunc } from "./keys.ts";
-import type { KubeObject } from "./object.ts";
+import type { KubeObject } from "../api/object.ts";
 import { KubeConfig } from "../client/config.ts";
-import { listWatch } from "../client/list_watch.ts";
-import { ConfigMaps } from "../client/resources.ts";
-import {
-  isExpired,
-  isServerError,
-  isTooManyRequests,
-  KubeClient,
-} from "../client/rest.ts";
+import { listWatch } from "../api/listwatch.ts";
+import { ConfigMaps } from "../api/resources.ts";
+import { isExpired, isServerError, isTooManyRequests } from "../api/errors.ts";
+import { KubeClient } from "../client/rest.ts";
 import { FakeApiServer } from "../testing/fake_api_server.ts";
 import { FakeClock } from "../testing/fake_clock.ts";
 

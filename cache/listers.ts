@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { KubeObject } from "./object.ts";
+import type { KubeObject } from "../api/object.ts";
 import { everything, parseSelector, type Selector } from "./labels.ts";
 import type { Indexer, Store } from "./store.ts";
 import { NAMESPACE_INDEX } from "./index.ts";

@@ -9,7 +9,7 @@ import { everything, parseSelector, SelectorParseError } from "./labels.ts";
 import { type Indexer, newIndexer } from "./store.ts";
 import { metaNamespaceKeyFunc } from "./keys.ts";
 import { metaNamespaceIndexFunc, NAMESPACE_INDEX } from "./index.ts";
-import type { KubeObject } from "./object.ts";
+import type { KubeObject } from "../api/object.ts";
 
 const obj = (
   namespace: string | undefined,

@@ -5,9 +5,12 @@
  * @module
  */
 
-export * from "./object.ts";
-export * from "./clock.ts";
-export * from "./listwatch.ts";
+// The API vocabulary the cache consumes (api/), shared with client/.
+export * from "../api/object.ts";
+export * from "../api/clock.ts";
+export * from "../api/listwatch.ts";
+export type { ResourceType } from "../api/resources.ts";
+// The cache machinery.
 export * from "./keys.ts";
 export * from "./labels.ts";
 export * from "./index.ts";
@@ -22,6 +25,7 @@ export * from "./mutation_cache.ts";
 export * from "./listers.ts";
 export * from "./undelta_store.ts";
 export * from "./expiration_cache.ts";
+export * from "./event_handler.ts";
 export * from "./controller.ts";
 export * from "./shared_informer.ts";
 export * from "./factory.ts";

@@ -7,9 +7,9 @@
  * @module
  */
 
-import { type Clock, realClock } from "./clock.ts";
+import { type Clock, realClock } from "../api/clock.ts";
 import { deletionHandlingMetaNamespaceKeyFunc } from "./keys.ts";
-import type { KubeObject } from "./object.ts";
+import type { KubeObject } from "../api/object.ts";
 import type { Indexer, Store } from "./store.ts";
 
 /**

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { FakeClock } from "../testing/fake_clock.ts";
 import { deletionHandlingMetaNamespaceKeyFunc } from "./keys.ts";
 import { metaNamespaceIndexFunc, NAMESPACE_INDEX } from "./index.ts";
-import type { KubeObject } from "./object.ts";
+import type { KubeObject } from "../api/object.ts";
 import { newIndexer } from "./store.ts";
 import { newIntegerResourceVersionMutationCache } from "./mutation_cache.ts";
 

@@ -13,7 +13,7 @@
  * @module
  */
 
-import { type Clock, realClock } from "./clock.ts";
+import { type Clock, realClock } from "../api/clock.ts";
 import { DeletedFinalStateUnknown } from "./keys.ts";
 
 /** The environment variable that turns mutation detection on for every informer. */

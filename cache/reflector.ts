@@ -6,13 +6,13 @@
  * @module
  */
 
-import { Backoff } from "../_util.ts";
+import { Backoff } from "../api/backoff.ts";
 import {
   isBadRequest,
   isInvalid,
   isTooManyRequests,
   StatusError,
-} from "../client/rest.ts";
+} from "../api/errors.ts";
 import {
   type EmptyState,
   initialState,
@@ -44,9 +44,9 @@ import {
   watchdog,
   WATCHDOG_MARGIN_MS,
 } from "./_reflector_watch.ts";
-import { type Clock, realClock } from "./clock.ts";
-import type { ListerWatcher, WatchEvent } from "./listwatch.ts";
-import type { KubeObject } from "./object.ts";
+import { type Clock, realClock } from "../api/clock.ts";
+import type { ListerWatcher, WatchEvent } from "../api/listwatch.ts";
+import type { KubeObject } from "../api/object.ts";
 
 import type {
   BackoffPolicy,

@@ -13,10 +13,10 @@ import type {
   ListOptions,
   ObjectList,
   WatchEvent,
-} from "./listwatch.ts";
-import type { KubeObject } from "./object.ts";
-import { Backoff } from "../_util.ts";
-import { StatusError } from "../client/rest.ts";
+} from "../api/listwatch.ts";
+import type { KubeObject } from "../api/object.ts";
+import { Backoff } from "../api/backoff.ts";
+import { StatusError } from "../api/errors.ts";
 import { FakeClock } from "../testing/fake_clock.ts";
 import { RecordingStore, status, until } from "./_reflector_test_util.ts";
 

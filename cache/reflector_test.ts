@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { Reflector } from "./reflector.ts";
-import type { ListerWatcher } from "./listwatch.ts";
-import { isExpired, StatusError } from "../client/rest.ts";
+import type { ListerWatcher } from "../api/listwatch.ts";
+import { isExpired, StatusError } from "../api/errors.ts";
 import { FakeControllerSource } from "../testing/fake_controller_source.ts";
 import {
   harness,

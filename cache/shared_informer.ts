@@ -7,21 +7,21 @@
  * @module
  */
 
-import { type Clock, realClock } from "./clock.ts";
+import { type Clock, realClock } from "../api/clock.ts";
 import { deletionHandlingMetaNamespaceKeyFunc } from "./keys.ts";
 import type { DeletedFinalStateUnknown } from "./keys.ts";
-import type { ListerWatcher } from "./listwatch.ts";
-import type { KubeObject } from "./object.ts";
+import type { ListerWatcher } from "../api/listwatch.ts";
+import type { KubeObject } from "../api/object.ts";
 import { DeltaFIFO, type Deltas } from "./delta_fifo.ts";
 import type { Indexers } from "./index.ts";
 import type { Indexer, Store } from "./store.ts";
 import { Cache } from "./_cache.ts";
 import type { ReflectorHealth, WatchErrorHandler } from "./reflector.ts";
-import {
-  Controller,
-  type HandlerErrorReporter,
-  type ResourceEventHandler,
-} from "./controller.ts";
+import { Controller } from "./controller.ts";
+import type {
+  HandlerErrorReporter,
+  ResourceEventHandler,
+} from "./event_handler.ts";
 import {
   type MutationDetector,
   newCacheMutationDetector,

@@ -2,13 +2,17 @@ import assert from "node:assert/strict";
 import { deferred, eventually, recorder, stepUntil } from "./_test_util.ts";
 import { FakeClock } from "../testing/fake_clock.ts";
 import { FakeControllerSource } from "../testing/fake_controller_source.ts";
-import { StatusError } from "../client/rest.ts";
-import type { ResourceEventHandler } from "./controller.ts";
+import { StatusError } from "../api/errors.ts";
+import type { ResourceEventHandler } from "./event_handler.ts";
 import { metaNamespaceIndexFunc, NAMESPACE_INDEX } from "./index.ts";
 import { DeletedFinalStateUnknown } from "./keys.ts";
 import { CacheMutationError } from "./mutation_detector.ts";
-import type { KubeObject } from "./object.ts";
-import type { ListerWatcher, ObjectList, WatchEvent } from "./listwatch.ts";
+import type { KubeObject } from "../api/object.ts";
+import type {
+  ListerWatcher,
+  ObjectList,
+  WatchEvent,
+} from "../api/listwatch.ts";
 import {
   newSharedIndexInformer,
   type SharedIndexInformer,

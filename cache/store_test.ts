@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { computeKey, newIndexer, newStore, type Store } from "./store.ts";
 import { KeyError, metaNamespaceKeyFunc } from "./keys.ts";
 import { metaNamespaceIndexFunc, NAMESPACE_INDEX } from "./index.ts";
-import type { KubeObject } from "./object.ts";
+import type { KubeObject } from "../api/object.ts";
 
 interface TestObj {
   id: string;

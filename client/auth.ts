@@ -10,7 +10,7 @@
  * @module
  */
 
-import { type Clock, realClock } from "../cache/clock.ts";
+import { type Clock, realClock } from "../api/clock.ts";
 import type { ExecConfig, KubeConfig, TlsConfig } from "./config.ts";
 
 /** What one request authenticates with. */

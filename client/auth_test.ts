@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { FakeApiServer } from "../testing/fake_api_server.ts";
 import { FakeClock } from "../testing/fake_clock.ts";
-import type { KubeObject } from "../cache/object.ts";
+import type { KubeObject } from "../api/object.ts";
 import {
   AuthError,
   ExecAuthenticator,
@@ -9,8 +9,9 @@ import {
   TokenFileAuthenticator,
 } from "./auth.ts";
 import { type ExecConfig, KubeConfig } from "./config.ts";
-import { isUnauthorized, KubeClient } from "./rest.ts";
-import { ConfigMaps } from "./resources.ts";
+import { isUnauthorized } from "../api/errors.ts";
+import { KubeClient } from "./rest.ts";
+import { ConfigMaps } from "../api/resources.ts";
 
 const T0 = Date.parse("2030-01-01T00:00:00Z");
 

@@ -155,6 +155,8 @@ export class KubeConfig {
   readonly namespace: string;
   /** The kubeconfig context this came from, if any. */
   readonly contextName: string | undefined;
+  /** The kubeconfig user of that context, if it names one (for messages). */
+  readonly userName: string | undefined;
   /** TLS settings. */
   readonly tls: TlsConfig;
   /** Authentication settings. */
@@ -179,6 +181,7 @@ export class KubeConfig {
     server: string;
     namespace?: string;
     contextName?: string;
+    userName?: string;
     tls?: Partial<TlsConfig>;
     auth?: AuthConfig;
     proxyUrl?: string;
@@ -200,6 +203,7 @@ export class KubeConfig {
     this.server = init.server.replace(/\/+$/, "");
     this.namespace = init.namespace || "default";
     this.contextName = init.contextName;
+    this.userName = init.userName;
     this.tls = { insecureSkipTlsVerify: false, ...init.tls };
     this.auth = init.auth ?? {};
     this.proxyUrl = init.proxyUrl || undefined;
@@ -876,6 +880,7 @@ function resolve(file: RawFile, contextName?: string): KubeConfig {
       namespace: ctx.namespace,
       contextName: name,
       proxyUrl: cluster.proxyUrl,
+      userName: ctx.user,
       tls: {
         caData: decode(cluster.caData, "certificate-authority-data") ??
           read(cluster.caFile, "certificate-authority"),

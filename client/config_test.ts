@@ -69,6 +69,7 @@ Deno.test("KubeConfig.fromYaml() reads a kind kubeconfig with embedded certifica
   const config = KubeConfig.fromYaml(KIND);
   assert.equal(config.server, "https://127.0.0.1:38017");
   assert.equal(config.contextName, "kind-kind");
+  assert.equal(config.userName, "kind-kind");
   assert.equal(config.namespace, "default");
   assert.equal(config.tls.caData, CA_PEM);
   assert.equal(config.tls.certData, CERT_PEM);

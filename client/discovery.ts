@@ -9,7 +9,7 @@
  * @module
  */
 
-import { type ResourceType, resourceType } from "./resources.ts";
+import { type ResourceType, resourceType } from "../api/resources.ts";
 
 /** What {@link Discovery} needs of a client: `KubeClient` fits. */
 export interface DiscoveryClient {

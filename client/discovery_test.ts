@@ -6,7 +6,7 @@ import {
   BUILTIN_RESOURCE_TYPES,
   type ResourceType,
   resourceType,
-} from "./resources.ts";
+} from "../api/resources.ts";
 import {
   Discovery,
   type DiscoveryClient,

@@ -5,12 +5,15 @@
  * @module
  */
 
-export * from "./resources.ts";
-export * from "./list_watch.ts";
+// The API vocabulary the client speaks (api/), shared with cache/.
+export * from "../api/resources.ts";
+export * from "../api/types.ts";
+export * from "../api/errors.ts";
+export * from "../api/listwatch.ts";
+// The HTTP side.
 export * from "./rest.ts";
 export * from "./watch.ts";
 export * from "./config.ts";
 export * from "./auth.ts";
 export * from "./transport.ts";
 export * from "./discovery.ts";
-export * from "./types.ts";

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { FakeApiServer } from "../testing/fake_api_server.ts";
 import { FakeClock } from "../testing/fake_clock.ts";
-import type { KubeObject, Status } from "../cache/object.ts";
-import type { WatchEvent } from "../cache/listwatch.ts";
+import type { KubeObject, Status } from "../api/object.ts";
+import type { WatchEvent } from "../api/listwatch.ts";
 import { KubeConfig } from "./config.ts";
 import {
   isAlreadyExists,
@@ -18,10 +18,9 @@ import {
   isTooLargeResourceVersion,
   isTooManyRequests,
   isUnauthorized,
-  KubeClient,
-  RequestTimeoutError,
   StatusError,
-} from "./rest.ts";
+} from "../api/errors.ts";
+import { KubeClient, RequestTimeoutError } from "./rest.ts";
 import {
   ConfigMaps,
   Deployments,
@@ -29,9 +28,9 @@ import {
   Pods,
   type ResourceType,
   resourceType,
-} from "./resources.ts";
+} from "../api/resources.ts";
 import { WatchDecodeError } from "./watch.ts";
-import { listWatch } from "./list_watch.ts";
+import { listWatch } from "../api/listwatch.ts";
 
 interface ConfigMap extends KubeObject {
   data?: Record<string, string>;

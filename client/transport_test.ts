@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { FakeApiServer } from "../testing/fake_api_server.ts";
 import { KubeConfig } from "./config.ts";
 import { KubeClient } from "./rest.ts";
-import { ConfigMaps } from "./resources.ts";
+import { ConfigMaps } from "../api/resources.ts";
 
 /** A port nothing listens on: a direct connection to it is refused. */
 function deadPort(): number {

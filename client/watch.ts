@@ -6,9 +6,9 @@
  * @module
  */
 
-import type { WatchEvent, WatchEventType } from "../cache/listwatch.ts";
-import type { KubeObject } from "../cache/object.ts";
-import { LineBuffer } from "../_util.ts";
+import type { WatchEvent, WatchEventType } from "../api/listwatch.ts";
+import type { KubeObject } from "../api/object.ts";
+import { LineBuffer } from "./_line_buffer.ts";
 
 /** What went wrong in a {@link WatchDecodeError}. */
 export type WatchDecodeErrorKind =

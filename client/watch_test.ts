@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { decodeWatch, WatchDecodeError } from "./watch.ts";
-import type { WatchEvent } from "../cache/listwatch.ts";
-import type { KubeObject } from "../cache/object.ts";
+import type { WatchEvent } from "../api/listwatch.ts";
+import type { KubeObject } from "../api/object.ts";
 
 const enc = new TextEncoder();
 

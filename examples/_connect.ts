@@ -9,7 +9,7 @@
 
 import { KubeClient, KubeConfig, StatusError } from "../mod.ts";
 import { type DemoCluster, startDemoCluster } from "../testing/mod.ts";
-import { describeError } from "../_cli/errors.ts";
+import { describeError } from "../cli.ts";
 
 /** The demo cluster (when `--demo` is given) and a client of the cluster. */
 export interface Connection extends AsyncDisposable {

@@ -6,8 +6,8 @@
  * @module
  */
 
-import type { Clock } from "../cache/clock.ts";
-import type { Status } from "../cache/object.ts";
+import type { Clock } from "../api/clock.ts";
+import type { Status } from "../api/object.ts";
 import type { FaultState } from "./_apiserver_faults.ts";
 import type { Cluster } from "./_apiserver_registry.ts";
 import { badRequest, failure } from "./_apiserver_status.ts";

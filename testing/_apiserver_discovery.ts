@@ -8,7 +8,7 @@
  * @module
  */
 
-import type { ResourceType } from "../client/resources.ts";
+import type { ResourceType } from "../api/resources.ts";
 import type { Table } from "./_apiserver_store.ts";
 import { ALL_VERBS } from "./_apiserver_strategy.ts";
 

@@ -7,7 +7,7 @@
  * @module
  */
 
-import type { Status } from "../cache/object.ts";
+import type { Status } from "../api/object.ts";
 import { defaultFaultStatus } from "./_apiserver_status.ts";
 
 /** Options of {@link FakeApiServerFaults.failNext}. */

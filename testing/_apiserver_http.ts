@@ -7,8 +7,8 @@
  * @module
  */
 
-import type { Status } from "../cache/object.ts";
-import { StatusError } from "../client/rest.ts";
+import type { Status } from "../api/object.ts";
+import { StatusError } from "../api/errors.ts";
 import {
   methodNotAllowed,
   ok,

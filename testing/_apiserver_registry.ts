@@ -9,9 +9,9 @@
  * @module
  */
 
-import type { KubeObject, ObjectMeta } from "../cache/object.ts";
-import type { Clock } from "../cache/clock.ts";
-import type { ResourceType } from "../client/resources.ts";
+import type { KubeObject, ObjectMeta } from "../api/object.ts";
+import type { Clock } from "../api/clock.ts";
+import type { ResourceType } from "../api/resources.ts";
 import type { DeleteOptions } from "./_apiserver_delete_options.ts";
 import { strategyFor } from "./_apiserver_strategies.ts";
 import type { StoreAccess } from "./_apiserver_strategy.ts";

@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { KubeObject } from "../cache/object.ts";
+import type { KubeObject } from "../api/object.ts";
 import type { Entry } from "./_apiserver_store.ts";
 import { type Subresource, SUBRESOURCE_VERBS } from "./_apiserver_strategy.ts";
 import { badRequest } from "./_apiserver_status.ts";

@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { KubeObject } from "../cache/object.ts";
+import type { KubeObject } from "../api/object.ts";
 import { parseSelector, SelectorParseError } from "../cache/labels.ts";
 import type { ResourceStrategy } from "./_apiserver_strategy.ts";
 import { badRequest } from "./_apiserver_status.ts";

@@ -6,8 +6,8 @@
  * @module
  */
 
-import type { Status, StatusDetails } from "../cache/object.ts";
-import { StatusError } from "../client/rest.ts";
+import type { Status, StatusDetails } from "../api/object.ts";
+import { StatusError } from "../api/errors.ts";
 
 /** Build a failure Status (field order as the apiserver writes it). */
 export function failure(

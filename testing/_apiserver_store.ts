@@ -15,9 +15,9 @@
  * @module
  */
 
-import type { KubeObject } from "../cache/object.ts";
-import type { ResourceType } from "../client/resources.ts";
-import { apiVersionOf } from "../client/resources.ts";
+import type { KubeObject } from "../api/object.ts";
+import type { ResourceType } from "../api/resources.ts";
+import { apiVersionOf } from "../api/resources.ts";
 import type { ResourceStrategy } from "./_apiserver_strategy.ts";
 
 /** One stored version of an object. */

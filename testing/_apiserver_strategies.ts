@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { ResourceType } from "../client/resources.ts";
+import type { ResourceType } from "../api/resources.ts";
 import { APPS } from "./_apiserver_strategy_apps.ts";
 import { CORE } from "./_apiserver_strategy_core.ts";
 import type { ResourceStrategy } from "./_apiserver_strategy.ts";

@@ -11,7 +11,7 @@
  * @module
  */
 
-import type { KubeObject } from "../cache/object.ts";
+import type { KubeObject } from "../api/object.ts";
 import type { DeleteOptions } from "./_apiserver_delete_options.ts";
 import type { Cluster } from "./_apiserver_registry.ts";
 import type { Entry, Table } from "./_apiserver_store.ts";

@@ -8,7 +8,7 @@
  * @module
  */
 
-import type { KubeObject } from "../cache/object.ts";
+import type { KubeObject } from "../api/object.ts";
 import { SCALE } from "./_apiserver_scale.ts";
 import {
   ALL_VERBS,

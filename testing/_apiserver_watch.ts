@@ -8,7 +8,7 @@
  * @module
  */
 
-import type { Clock } from "../cache/clock.ts";
+import type { Clock } from "../api/clock.ts";
 import type { Matcher } from "./_apiserver_select.ts";
 import {
   type Entry,

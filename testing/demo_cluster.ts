@@ -5,7 +5,7 @@
  * @module
  */
 
-import { type Clock, realClock } from "../cache/clock.ts";
+import { type Clock, realClock } from "../api/clock.ts";
 import { FakeApiServer } from "./fake_api_server.ts";
 import {
   DemoWorkload,

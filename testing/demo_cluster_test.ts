@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { startDemoCluster } from "./demo_cluster.ts";
-import { Namespaces, Nodes, Pods } from "../client/resources.ts";
+import { Namespaces, Nodes, Pods } from "../api/resources.ts";
 
 const HOUR = 3_600_000;
 

@@ -8,8 +8,8 @@
  * @module
  */
 
-import type { KubeObject } from "../cache/object.ts";
-import { type Clock, realClock } from "../cache/clock.ts";
+import type { KubeObject } from "../api/object.ts";
+import { type Clock, realClock } from "../api/clock.ts";
 import {
   ConfigMaps,
   Deployments,
@@ -19,7 +19,7 @@ import {
   Pods,
   ReplicaSets,
   type ResourceType,
-} from "../client/resources.ts";
+} from "../api/resources.ts";
 import {
   crashed,
   type Deployment,
@@ -37,7 +37,7 @@ import {
   Rng,
   running,
   scheduled,
-} from "./_demo_objects.ts";
+} from "./demo_objects.ts";
 
 /**
  * What {@link DemoWorkload} drives: the direct state API of `FakeApiServer`

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { DemoWorkload, type DemoWorkloadTarget } from "./demo_workload.ts";
 import { FakeClock } from "./fake_clock.ts";
-import type { KubeObject } from "../cache/object.ts";
-import { ConfigMaps, Pods, type ResourceType } from "../client/resources.ts";
+import type { KubeObject } from "../api/object.ts";
+import { ConfigMaps, Pods, type ResourceType } from "../api/resources.ts";
 import { FakeApiServer } from "./fake_api_server.ts";
 
 const START = Date.UTC(2025, 5, 1, 12, 0, 0);

@@ -8,13 +8,13 @@
  * @module
  */
 
-import { type Clock, realClock } from "../cache/clock.ts";
-import type { KubeObject } from "../cache/object.ts";
+import { type Clock, realClock } from "../api/clock.ts";
+import type { KubeObject } from "../api/object.ts";
 import {
   BUILTIN_RESOURCE_TYPES,
   Namespaces,
   type ResourceType,
-} from "../client/resources.ts";
+} from "../api/resources.ts";
 import { FakeApiServerFaults, faultState } from "./_apiserver_faults.ts";
 import {
   handle,
@@ -55,7 +55,7 @@ export interface FakeApiServerOptions {
    * /healthz, /livez, /readyz and /version.
    */
   token?: string;
-  /** Resource types served. Default: the built-in types of `client/resources.ts`. */
+  /** Resource types served. Default: the built-in types of `api/resources.ts`. */
   resources?: readonly ResourceType[];
   /**
    * Events kept for watch replay (the watch cache window). A watch from an

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { FakeApiServer } from "./fake_api_server.ts";
 import { FakeClock } from "./fake_clock.ts";
-import { ConfigMaps } from "../client/resources.ts";
+import { ConfigMaps } from "../api/resources.ts";
 import { getJson, WatchReader } from "./_apiserver_test_util.ts";
 
 const CM = "/api/v1/namespaces/default/configmaps";

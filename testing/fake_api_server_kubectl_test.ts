@@ -6,7 +6,7 @@
 
 import assert from "node:assert/strict";
 import { FakeApiServer } from "./fake_api_server.ts";
-import { ConfigMaps } from "../client/resources.ts";
+import { ConfigMaps } from "../api/resources.ts";
 
 async function hasKubectl(): Promise<boolean> {
   try {
@@ -202,7 +202,7 @@ Deno.test({
   async fn() {
     await using env = await setup();
     const { server, kubectl, dir } = env;
-    const { Deployments } = await import("../client/resources.ts");
+    const { Deployments } = await import("../api/resources.ts");
     const file = `${dir}/deploy.yaml`;
     await Deno.writeTextFile(
       file,

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { FakeApiServer } from "./fake_api_server.ts";
-import { ConfigMaps, Namespaces, Nodes, Pods } from "../client/resources.ts";
-import { StatusError } from "../client/rest.ts";
+import { ConfigMaps, Namespaces, Nodes, Pods } from "../api/resources.ts";
+import { StatusError } from "../api/errors.ts";
 import { FakeClock } from "./fake_clock.ts";
 import {
   getJson,
@@ -296,7 +296,7 @@ Deno.test("FakeApiServer list selectors: set-based labels, field selectors, erro
 
 Deno.test("FakeApiServer serves cluster-scoped types and custom resources with discovery", async () => {
   const { resourceType, BUILTIN_RESOURCE_TYPES } = await import(
-    "../client/resources.ts"
+    "../api/resources.ts"
   );
   const Widgets = resourceType({
     apiVersion: "example.com/v1",
@@ -403,7 +403,7 @@ Deno.test("FakeApiServer update that changes nothing keeps the resourceVersion a
 });
 
 Deno.test("FakeApiServer bumps generation on spec changes of group resources only", async () => {
-  const { Deployments } = await import("../client/resources.ts");
+  const { Deployments } = await import("../api/resources.ts");
   await using server = await FakeApiServer.start();
   const d = server.create(
     Deployments,

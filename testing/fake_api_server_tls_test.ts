@@ -5,7 +5,7 @@
 
 import assert from "node:assert/strict";
 import { FakeApiServer } from "./fake_api_server.ts";
-import { ConfigMaps } from "../client/resources.ts";
+import { ConfigMaps } from "../api/resources.ts";
 import { WatchReader } from "./_apiserver_test_util.ts";
 
 async function openssl(dir: string, ...args: string[]): Promise<void> {

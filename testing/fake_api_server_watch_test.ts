@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { FakeApiServer } from "./fake_api_server.ts";
 import { FakeClock } from "./fake_clock.ts";
-import { ConfigMaps, Pods } from "../client/resources.ts";
-import type { KubeObject } from "../cache/object.ts";
+import { ConfigMaps, Pods } from "../api/resources.ts";
+import type { KubeObject } from "../api/object.ts";
 import { getJson, WatchReader } from "./_apiserver_test_util.ts";
 
 const CM = "/api/v1/namespaces/default/configmaps";

@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { Clock } from "../cache/clock.ts";
+import type { Clock } from "../api/clock.ts";
 
 interface Sleeper {
   due: number;

@@ -12,9 +12,9 @@ import type {
   ListOptions,
   ObjectList,
   WatchEvent,
-} from "../cache/listwatch.ts";
-import type { KubeObject, Status } from "../cache/object.ts";
-import { StatusError } from "../client/rest.ts";
+} from "../api/listwatch.ts";
+import type { KubeObject, Status } from "../api/object.ts";
+import { StatusError } from "../api/errors.ts";
 
 /** The annotation on the BOOKMARK that ends a watch-list's initial events. */
 const INITIAL_EVENTS_END = "k8s.io/initial-events-end";

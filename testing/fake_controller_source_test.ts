@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { FakeControllerSource } from "./fake_controller_source.ts";
-import type { WatchEvent } from "../cache/listwatch.ts";
-import type { KubeObject } from "../cache/object.ts";
-import { isExpired, isInvalid, StatusError } from "../client/rest.ts";
+import type { WatchEvent } from "../api/listwatch.ts";
+import type { KubeObject } from "../api/object.ts";
+import { isExpired, isInvalid, StatusError } from "../api/errors.ts";
 
 const obj = (name: string, uid = ""): KubeObject => ({
   metadata: { namespace: "ns", name, uid },

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { type Clock, realClock } from "../cache/clock.ts";
+import { type Clock, realClock } from "../api/clock.ts";
 import { recorders } from "./_metrics.ts";
 import { WorkQueue, type WorkQueueOptions } from "./queue.ts";
 

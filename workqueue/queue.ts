@@ -6,7 +6,7 @@
  * @module
  */
 
-import { type Clock, realClock } from "../cache/clock.ts";
+import { type Clock, realClock } from "../api/clock.ts";
 import { MetricsRecorder, recorders } from "./_metrics.ts";
 import type { WorkQueueMetrics } from "./metrics.ts";
 

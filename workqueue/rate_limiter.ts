@@ -5,7 +5,7 @@
  * @module
  */
 
-import { type Clock, realClock } from "../cache/clock.ts";
+import { type Clock, realClock } from "../api/clock.ts";
 
 /**
  * Decides how long an item waits before it is retried (client-go

@@ -12,10 +12,10 @@
 
 import { KubeClient } from "../../client/rest.ts";
 import { KubeConfig } from "../../client/config.ts";
-import { listWatch } from "../../client/list_watch.ts";
-import { Pods } from "../../client/resources.ts";
+import { listWatch } from "../../api/listwatch.ts";
+import { Pods } from "../../api/resources.ts";
 import { newSharedIndexInformer } from "../../cache/shared_informer.ts";
-import type { KubeObject } from "../../cache/object.ts";
+import type { KubeObject } from "../../api/object.ts";
 import process from "node:process";
 
 interface Handlers {

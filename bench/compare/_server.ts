@@ -11,8 +11,8 @@
  */
 
 import { FakeApiServer } from "../../testing/fake_api_server.ts";
-import { Namespaces, Pods } from "../../client/resources.ts";
-import type { KubeObject } from "../../cache/object.ts";
+import { Namespaces, Pods } from "../../api/resources.ts";
+import type { KubeObject } from "../../api/object.ts";
 import { BENCH_NAMESPACES, benchPod, Rng } from "../_pods.ts";
 
 function flag(name: string, fallback: number): number {

@@ -35,8 +35,8 @@
 import process from "node:process";
 import { decodeWatch } from "../../client/watch.ts";
 import { newSharedIndexInformer } from "../../cache/shared_informer.ts";
-import type { KubeObject } from "../../cache/object.ts";
-import type { ListerWatcher, ObjectList } from "../../cache/listwatch.ts";
+import type { KubeObject } from "../../api/object.ts";
+import type { ListerWatcher, ObjectList } from "../../api/listwatch.ts";
 import { benchPods } from "../_pods.ts";
 
 function arg(name: string, fallback?: string): string {

@@ -1,7 +1,7 @@
 /**
  * Throughput of KubeClient's list decoding on one body, in one process:
  * `JSON.parse(await res.text())` against the incremental item decoder
- * (`client/_list_decoder.ts`) fed the same bytes in 64 KiB chunks, for one
+ * (`client/list_decoder.ts`) fed the same bytes in 64 KiB chunks, for one
  * huge list (default 100k pods, about 450 MB) and for 500-item pages.
  *
  * Usage: deno run --v8-flags=--expose-gc,--max-old-space-size=16384
@@ -10,7 +10,7 @@
  * @module
  */
 
-import { readList } from "../../client/_list_decoder.ts";
+import { readList } from "../../client/list_decoder.ts";
 import { benchPod, Rng } from "../_pods.ts";
 
 function flag(name: string, fallback: number): number {

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { ListDecoder, readList } from "./_list_decoder.ts";
+import { ListDecoder, readList } from "./list_decoder.ts";
 
 const encoder = new TextEncoder();
 

@@ -7,7 +7,7 @@
  * @module
  */
 
-import type { KubeObject } from "../cache/object.ts";
+import type { KubeObject } from "./object.ts";
 import type {
   ConfigMap,
   CronJob,

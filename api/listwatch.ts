@@ -1,13 +1,16 @@
 /**
  * The list/watch contract between a source of objects (the apiserver through
- * `KubeClient`, or a fake) and the Reflector. Mirrors client-go
+ * `KubeClient`, or a fake) and the Reflector, and {@link listWatch}, which
+ * adapts any {@link ResourceClient} to it. Mirrors client-go
  * `tools/cache/listwatch.go` and apimachinery's `metav1.ListOptions` and
- * `watch.Event`.
+ * `watch.Event`. Part of the API vocabulary, so cache/ and client/ share it
+ * without importing each other.
  *
  * @module
  */
 
 import type { KubeObject, Status } from "./object.ts";
+import type { ResourceType } from "./resources.ts";
 
 /**
  * Query options of a list or watch request (apimachinery `metav1.ListOptions`),
@@ -107,4 +110,69 @@ export interface ListerWatcher<T extends KubeObject = KubeObject> {
     opts: ListOptions,
     signal?: AbortSignal,
   ): Promise<AsyncIterable<WatchEvent<T>>>;
+}
+
+/** Options of one list or watch call of a {@link ResourceClient}. */
+export interface ResourceRequestOptions extends ListOptions {
+  /** Namespace to list in; unset or `""` for all namespaces (or cluster-scoped types). */
+  namespace?: string;
+  /** Aborts the request (and closes a watch stream). */
+  signal?: AbortSignal;
+}
+
+/**
+ * What {@link listWatch} needs of a client: `KubeClient` fits, and so does
+ * any object with the same `list` and `watch` methods (a test double).
+ */
+export interface ResourceClient {
+  /** List objects of a type (one page when `opts.limit` is set). */
+  list<T extends KubeObject>(
+    type: ResourceType<T>,
+    opts?: ResourceRequestOptions,
+  ): Promise<ObjectList<T>>;
+  /** Open a watch on a type. */
+  watch<T extends KubeObject>(
+    type: ResourceType<T>,
+    opts?: ResourceRequestOptions,
+  ): Promise<AsyncIterable<WatchEvent<T>>>;
+}
+
+/** Filters applied to every list and watch of a {@link listWatch}. */
+export interface ListWatchOptions {
+  /** Namespace to watch; unset or `""` for all namespaces. */
+  namespace?: string;
+  /** Label selector, e.g. `"app=web"`. */
+  labelSelector?: string;
+  /** Field selector, e.g. `"spec.nodeName=node-1"`. */
+  fieldSelector?: string;
+}
+
+/**
+ * Make a {@link ListerWatcher} for one resource type, optionally restricted
+ * to a namespace and selectors (client-go `NewFilteredListWatchFromClient`).
+ * The filters override whatever the Reflector passes for the same fields.
+ *
+ * @example
+ * ```ts ignore
+ * // needs a cluster: see README for the embedded FakeApiServer
+ * const lw = listWatch(client, Pods, { namespace: "default", labelSelector: "app=web" });
+ * const page = await lw.list({ limit: 500 });
+ * ```
+ */
+export function listWatch<T extends KubeObject>(
+  client: ResourceClient,
+  type: ResourceType<T>,
+  filters: ListWatchOptions = {},
+): ListerWatcher<T> {
+  const withFilters = (opts: ListOptions, signal?: AbortSignal) => {
+    const merged: ResourceRequestOptions = { ...opts, signal };
+    if (filters.namespace) merged.namespace = filters.namespace;
+    if (filters.labelSelector) merged.labelSelector = filters.labelSelector;
+    if (filters.fieldSelector) merged.fieldSelector = filters.fieldSelector;
+    return merged;
+  };
+  return {
+    list: (opts, signal) => client.list(type, withFilters(opts, signal)),
+    watch: (opts, signal) => client.watch(type, withFilters(opts, signal)),
+  };
 }

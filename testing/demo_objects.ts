@@ -7,7 +7,7 @@
  * @module
  */
 
-import type { KubeObject } from "../cache/object.ts";
+import type { KubeObject } from "../api/object.ts";
 
 /** A seeded pseudo-random generator (mulberry32): deterministic per seed. */
 export class Rng {

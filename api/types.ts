@@ -17,7 +17,7 @@
  * @module
  */
 
-import type { KubeObject, ObjectMeta } from "../cache/object.ts";
+import type { KubeObject, ObjectMeta } from "./object.ts";
 
 /** A label selector (apimachinery `metav1.LabelSelector`). */
 export interface LabelSelector {

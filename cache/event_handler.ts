@@ -1,0 +1,88 @@
+/**
+ * What an informer tells its users: the {@link ResourceEventHandler}
+ * interface (client-go `cache.ResourceEventHandler`, in `controller.go`) and
+ * the {@link HandlerErrorReporter} that hears about a failing handler. Kept
+ * apart from `controller.ts` so the notification fan-out (`_processor.ts`)
+ * and the controller both depend on it without depending on each other.
+ *
+ * @module
+ */
+
+import type { DeletedFinalStateUnknown } from "./keys.ts";
+
+/**
+ * Receives notifications about changes to a set of objects (client-go
+ * `cache.ResourceEventHandler`). Every method is optional and may return a
+ * promise, which is awaited before the same handler gets its next
+ * notification. Handlers MUST NOT modify the objects they receive: they are
+ * the cached objects themselves, shared with every other reader.
+ *
+ * - `onAdd` is called for an object that is new to the cache.
+ *   `isInInitialList` is true when it came from the informer's initial list
+ *   (or, for a handler added after start, from the cache at that time), and
+ *   false for later additions, including those found by a relist.
+ * - `onUpdate` is called when an object changed. `oldObj` is the last state
+ *   the cache knew, so several changes may be merged into one call.
+ * - `onDelete` gets the final state of the object when it is known, else a
+ *   {@link DeletedFinalStateUnknown} carrying the last known state: this
+ *   happens when the delete was missed while the watch was down and only a
+ *   relist noticed it.
+ *
+ * On a relist (the watch could not resume, e.g. after a 410 Expired): an
+ * object new to the cache is an `onAdd(obj, false)`; one whose
+ * resourceVersion changed is one `onUpdate(old, new)`; a cached object
+ * missing from the list is an `onDelete` of a `DeletedFinalStateUnknown`.
+ * An object the list shows unchanged is a same-resourceVersion update, which
+ * follows the resync rule below: with no resyncs, a relist's unchanged
+ * objects produce nothing.
+ *
+ * On a resync (only when the informer has a resync period and the handler
+ * a non-zero one): at each tick where the handler's period is due, it gets
+ * `onUpdate(obj, obj)` for every cached object, old and new with the same
+ * resourceVersion. Same-resourceVersion updates reach only the handlers that
+ * were due at the latest tick: a handler with resync period 0 never gets one,
+ * and before the first tick no handler does. (client-go also sends a
+ * relist's unchanged objects to every handler before its first tick and
+ * forever with resync 0; kubecache does not.)
+ *
+ * The objects are the cache's own, shared with every other handler and
+ * lister (typed `Readonly`, never copied): do not mutate them; copy first
+ * (`structuredClone`) to derive a changed object.
+ *
+ * @typeParam T the object type
+ *
+ * @example Count pods as they come and go
+ * ```ts
+ * import type { ResourceEventHandler, KubeObject } from "@kubecache/core";
+ * let count = 0;
+ * const handler: ResourceEventHandler<KubeObject> = {
+ *   onAdd: () => void count++,
+ *   onDelete: () => void count--,
+ * };
+ * handler.onAdd?.({ metadata: { name: "a" } }, true);
+ * if (count !== 1) throw new Error("expected one object");
+ * ```
+ */
+export interface ResourceEventHandler<T> {
+  /** An object was added to the cache. */
+  onAdd?(obj: Readonly<T>, isInInitialList: boolean): void | Promise<void>;
+  /**
+   * An object in the cache changed; or, with the same resourceVersion on
+   * both sides, a resync (only for a handler due for one).
+   */
+  onUpdate?(oldObj: Readonly<T>, newObj: Readonly<T>): void | Promise<void>;
+  /** An object left the cache; a tombstone when its final state is unknown. */
+  onDelete?(
+    obj: Readonly<T> | DeletedFinalStateUnknown<Readonly<T>>,
+  ): void | Promise<void>;
+}
+
+/**
+ * Receives an error thrown (or a promise rejected) by one call of a
+ * {@link ResourceEventHandler} method; `notification.type` says which.
+ * Delivery carries on with the next notification.
+ */
+export type HandlerErrorReporter = (
+  error: unknown,
+  notification: { type: "add" | "update" | "delete" },
+) => void;
