@@ -90,6 +90,7 @@ export async function loadConfig(
       server: args.server ?? base!.server,
       namespace: base?.namespace,
       contextName: base?.contextName,
+      userName: base?.userName,
       tls,
       auth,
     }),

@@ -41,11 +41,13 @@ Deno.test("examples/watch_pods.ts prints existing pods, then changes, and stops 
 });
 
 Deno.test("examples/configmap_controller.ts annotates config maps with their data hash", async () => {
+  // Handlers run after the sync is reported, one patch at a time: wait for
+  // the line itself, not for "synced" (which may come before any patch).
   const { output, success } = await runExample(
     "configmap_controller.ts",
-    /^synced; watching ConfigMaps/m,
+    /^annotated shop\/feature-flags with [0-9a-f]{16}$/m,
   );
-  assert.match(output, /^annotated shop\/feature-flags with [0-9a-f]{16}$/m);
+  assert.match(output, /^synced; watching ConfigMaps/m);
   assert.ok(success, output);
 });
 
