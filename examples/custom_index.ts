@@ -9,7 +9,6 @@
  */
 
 import {
-  type KubeObject,
   listWatch,
   newSharedIndexInformer,
   Pods,
@@ -17,13 +16,12 @@ import {
 } from "../mod.ts";
 import { connect } from "./_connect.ts";
 
-type Pod = KubeObject & { spec?: { nodeName?: string } };
-
 // --demo: the embedded demo cluster; else your kubeconfig's cluster.
 await using connection = await connect(Deno.args);
 const { client } = connection;
 
-const informer = newSharedIndexInformer<Pod>(listWatch(client, Pods), {
+// The built-in Pods type makes the informer's objects `Pod`s (spec.nodeName typed).
+const informer = newSharedIndexInformer(listWatch(client, Pods), {
   indexers: {
     // Every pod is indexed under its node; unscheduled pods under none.
     byNode: (pod) => (pod.spec?.nodeName ? [pod.spec.nodeName] : []),

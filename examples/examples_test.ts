@@ -123,3 +123,85 @@ current-context: c
   });
   await Deno.remove(home, { recursive: true });
 });
+
+Deno.test("examples/watch_pods.ts piped into a reader that stops after 3 lines exits 0, as cli.ts does", async () => {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "-A",
+      new URL("watch_pods.ts", import.meta.url).pathname,
+      "--demo",
+    ],
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  // Read three lines, then close the pipe as `head -3` does.
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let text = "";
+  while (text.split("\n").length <= 3) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    text += value;
+  }
+  await reader.cancel();
+  const [status, stderr] = await Promise.all([
+    child.status,
+    new Response(child.stderr).text(),
+  ]);
+  assert.equal(status.code, 0, stderr);
+  assert.equal(stderr, "");
+});
+
+Deno.test("examples import only public entry points and redefine none of the module's types", async () => {
+  // The entry points deno.json exports, as files of the checkout.
+  const exports = JSON.parse(
+    await Deno.readTextFile(new URL("../deno.json", import.meta.url)),
+  ).exports as Record<string, string>;
+  const publicFiles = new Set(
+    Object.values(exports).map((f) => new URL(`../${f}`, import.meta.url).href),
+  );
+  // The types mod.ts exports, as `deno doc` lists them.
+  const doc = await new Deno.Command(Deno.execPath(), {
+    args: ["doc", "--json", new URL("../mod.ts", import.meta.url).pathname],
+    stdout: "piped",
+  }).output();
+  const exported = new Set<string>();
+  const { nodes } = JSON.parse(new TextDecoder().decode(doc.stdout)) as {
+    nodes: Record<string, {
+      symbols: { name: string; declarations: { kind: string }[] }[];
+    }>;
+  };
+  for (const { symbols } of Object.values(nodes)) {
+    for (const { name, declarations } of symbols) {
+      if (
+        declarations.some((d) =>
+          d.kind === "interface" || d.kind === "typeAlias"
+        )
+      ) exported.add(name);
+    }
+  }
+  assert.ok(exported.has("Pod") && exported.has("KubeObject"));
+  for await (const entry of Deno.readDir(new URL(".", import.meta.url))) {
+    if (!entry.name.endsWith(".ts") || entry.name.endsWith("_test.ts")) {
+      continue;
+    }
+    const url = new URL(entry.name, import.meta.url);
+    const source = await Deno.readTextFile(url);
+    for (const m of source.matchAll(/from "(\.[^"]+)"/g)) {
+      const target = new URL(m[1], url);
+      const local = target.href.startsWith(new URL(".", import.meta.url).href);
+      assert.ok(
+        publicFiles.has(target.href) || local,
+        `${entry.name} imports ${m[1]}, which is not a public entry point`,
+      );
+    }
+    for (
+      const m of source.matchAll(/^(?:export )?(?:type|interface) (\w+)\b/gm)
+    ) {
+      assert.ok(
+        !exported.has(m[1]),
+        `${entry.name} defines its own ${m[1]}; use the module's`,
+      );
+    }
+  }
+});

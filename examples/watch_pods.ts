@@ -14,18 +14,41 @@ import { connect } from "./_connect.ts";
 await using connection = await connect(Deno.args);
 const { client } = connection;
 
+// Runs until Ctrl-C, or until stdout is closed (`| head -3`).
+const stop = new AbortController();
+Deno.addSignalListener("SIGINT", () => stop.abort());
+
+const encoder = new TextEncoder();
+/**
+ * Print one line. Once the reader of stdout has gone (`| head -3`), stop
+ * the watch and end with exit code 0, as `cli.ts` does: console.log would
+ * drop the lines silently and keep watching for nobody.
+ */
+function print(...words: unknown[]): void {
+  if (stop.signal.aborted) return;
+  const bytes = encoder.encode(words.join(" ") + "\n");
+  try {
+    for (let off = 0; off < bytes.length;) {
+      off += Deno.stdout.writeSync(bytes.subarray(off));
+    }
+  } catch (err) {
+    if (!(err instanceof Deno.errors.BrokenPipe)) throw err;
+    stop.abort();
+  }
+}
+
 const informer = newSharedIndexInformer(listWatch(client, Pods));
 const phase = (pod: Pod) => pod.status?.phase;
 informer.addEventHandler({
   onAdd: (pod, initial) =>
-    console.log(
+    print(
       initial ? "existing" : "added",
       `${pod.metadata.namespace}/${pod.metadata.name}`,
       phase(pod),
     ),
   onUpdate: (old, pod) => {
     if (phase(old) !== phase(pod)) {
-      console.log(
+      print(
         "phase",
         `${pod.metadata.namespace}/${pod.metadata.name}`,
         phase(old),
@@ -36,13 +59,10 @@ informer.addEventHandler({
   },
   onDelete: (pod) =>
     // A tombstone (DeletedFinalStateUnknown) carries the namespace/name key.
-    console.log(
+    print(
       "deleted",
       "key" in pod ? pod.key : `${pod.metadata.namespace}/${pod.metadata.name}`,
     ),
 });
 
-// Run until Ctrl-C.
-const stop = new AbortController();
-Deno.addSignalListener("SIGINT", () => stop.abort());
 await informer.run(stop.signal);
