@@ -1,0 +1,151 @@
+import assert from "node:assert/strict";
+import { KubeClient, StatusError } from "../client/rest.ts";
+import { KubeConfig } from "../client/config.ts";
+import { Leases } from "../client/resources.ts";
+import { FakeApiServer } from "../testing/fake_api_server.ts";
+import {
+  formatMicroTime,
+  type LeaderElectionRecord,
+  LeaseLock,
+  rawRecord,
+} from "./lease_lock.ts";
+
+const T0 = "2026-01-01T00:00:00.000000Z";
+const record: LeaderElectionRecord = {
+  holderIdentity: "a",
+  leaseDurationSeconds: 15,
+  acquireTime: T0,
+  renewTime: T0,
+  leaderTransitions: 0,
+};
+
+async function setup() {
+  const server = await FakeApiServer.start();
+  const client = new KubeClient(KubeConfig.fromOptions({ server: server.url }));
+  const lock = (identity: string) =>
+    new LeaseLock({ client, namespace: "default", name: "lock", identity });
+  return {
+    server,
+    client,
+    lock,
+    async [Symbol.asyncDispose]() {
+      client.close();
+      await server.close();
+    },
+  };
+}
+
+Deno.test("formatMicroTime() writes UTC with exactly six fractional digits, as metav1.MicroTime", () => {
+  assert.equal(formatMicroTime(Date.UTC(2026, 0, 1)), T0);
+  assert.equal(
+    formatMicroTime(Date.UTC(2026, 4, 6, 7, 8, 9, 10) + 0.5),
+    "2026-05-06T07:08:09.010500Z",
+  );
+  assert.equal(formatMicroTime(0.001), "1970-01-01T00:00:00.000001Z");
+  assert.throws(() => formatMicroTime(NaN), RangeError);
+});
+
+Deno.test("LeaseLock writes the Lease spec field for field as client-go does", async () => {
+  await using s = await setup();
+  const lock = new LeaseLock({
+    client: s.client,
+    namespace: "default",
+    name: "lock",
+    identity: "a",
+    labels: { app: "demo" },
+  });
+  assert.equal(await lock.get(), undefined, "no lease yet");
+  await lock.create(record);
+  const [lease] = s.server.list(Leases, "default");
+  assert.equal(lease.apiVersion, "coordination.k8s.io/v1");
+  assert.equal(lease.kind, "Lease");
+  assert.deepEqual(lease.metadata.labels, { app: "demo" });
+  assert.deepEqual(lease.spec, {
+    holderIdentity: "a",
+    leaseDurationSeconds: 15,
+    acquireTime: T0,
+    renewTime: T0,
+    leaseTransitions: 0,
+  });
+  const got = await lock.get();
+  assert.deepEqual(got?.record, record);
+  assert.equal(got?.raw, rawRecord(record));
+});
+
+Deno.test("LeaseLock.get() reads absent spec fields as client-go's zero values", async () => {
+  await using s = await setup();
+  s.server.create(Leases, {
+    metadata: { name: "lock", namespace: "default" },
+    spec: {},
+  });
+  const got = await s.lock("a").get();
+  assert.deepEqual(got?.record, {
+    holderIdentity: "",
+    leaseDurationSeconds: 0,
+    acquireTime: "",
+    renewTime: "",
+    leaderTransitions: 0,
+  });
+});
+
+Deno.test("LeaseLock.update() is guarded by the resourceVersion last read: a stale write gets 409", async () => {
+  await using s = await setup();
+  const a = s.lock("a");
+  const b = s.lock("b");
+  await a.create(record);
+  await b.get();
+  await a.update({ ...record, renewTime: "2026-01-01T00:00:02.000000Z" });
+  await assert.rejects(
+    b.update({ ...record, holderIdentity: "b" }),
+    (e) => e instanceof StatusError && e.code === 409,
+  );
+  assert.equal(s.server.list(Leases, "default")[0].spec!.holderIdentity, "a");
+  await b.get(); // fresh read: now it can write
+  await b.update({ ...record, holderIdentity: "b" });
+  assert.equal(s.server.list(Leases, "default")[0].spec!.holderIdentity, "b");
+});
+
+Deno.test("LeaseLock.create() of an existing Lease fails with 409 AlreadyExists", async () => {
+  await using s = await setup();
+  await s.lock("a").create(record);
+  await assert.rejects(
+    s.lock("b").create({ ...record, holderIdentity: "b" }),
+    (e) => e instanceof StatusError && e.code === 409,
+  );
+});
+
+Deno.test("LeaseLock.update() before get or create throws", async () => {
+  await using s = await setup();
+  await assert.rejects(
+    s.lock("a").update(record),
+    /LeaseLock default\/lock: lease not initialized, call get or create first/,
+  );
+});
+
+Deno.test("LeaseLock.get() passes on errors other than 404", async () => {
+  await using s = await setup();
+  s.server.faults.failNext(1, { status: 403 });
+  await assert.rejects(
+    s.lock("a").get(),
+    (e) => e instanceof StatusError && e.code === 403,
+  );
+});
+
+Deno.test("LeaseLock rejects an empty namespace, name or identity with a TypeError", () => {
+  const client = {} as KubeClient;
+  for (const field of ["namespace", "name", "identity"]) {
+    const opts = { client, namespace: "ns", name: "n", identity: "i" };
+    assert.throws(
+      () => new LeaseLock({ ...opts, [field]: "" }),
+      new RegExp(`LeaseLock: ${field} must be a non-empty string, got ""`),
+    );
+  }
+  const lock = new LeaseLock({
+    client,
+    namespace: "ns",
+    name: "n",
+    identity: "i",
+  });
+  assert.equal(lock.identity(), "i");
+  assert.equal(lock.describe(), "ns/n");
+});
