@@ -18,7 +18,7 @@
 
 import { KubeClient, type RawRequestOptions } from "../client/rest.ts";
 import { KubeConfig } from "../client/config.ts";
-import { Leases } from "../client/resources.ts";
+import { Leases } from "../api/resources.ts";
 import { FakeApiServer } from "../testing/fake_api_server.ts";
 import { FakeClock } from "../testing/fake_clock.ts";
 import { LeaderElector } from "../leaderelection/leader_elector.ts";

@@ -6,8 +6,8 @@
 import assert from "node:assert/strict";
 import { KubeClient, type RawRequestOptions } from "../client/rest.ts";
 import { KubeConfig } from "../client/config.ts";
-import { Leases } from "../client/resources.ts";
-import type { Lease } from "../client/types.ts";
+import { Leases } from "../api/resources.ts";
+import type { Lease } from "../api/types.ts";
 import { FakeApiServer } from "../testing/fake_api_server.ts";
 import { FakeClock } from "../testing/fake_clock.ts";
 import { LeaderElector, type LeaderElectorConfig } from "./leader_elector.ts";

@@ -5,8 +5,8 @@
  * @module
  */
 
-import { type Clock, realClock } from "../cache/clock.ts";
-import { isAlreadyExists, isConflict } from "../client/rest.ts";
+import { type Clock, realClock } from "../api/clock.ts";
+import { isAlreadyExists, isConflict } from "../api/errors.ts";
 import {
   formatMicroTime,
   type LeaderElectionRecord,

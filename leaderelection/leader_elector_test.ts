@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { Leases } from "../client/resources.ts";
+import { Leases } from "../api/resources.ts";
 import { Election, LEASE, microTimeMs, NS } from "./_test_util.ts";
 import { LeaderElector, type LeaderElectorConfig } from "./leader_elector.ts";
 import { LeaseLock } from "./lease_lock.ts";

@@ -7,9 +7,10 @@
  * @module
  */
 
-import { isNotFound, type KubeClient } from "../client/rest.ts";
-import { Leases } from "../client/resources.ts";
-import type { Lease } from "../client/types.ts";
+import { isNotFound } from "../api/errors.ts";
+import type { KubeClient } from "../client/rest.ts";
+import { Leases } from "../api/resources.ts";
+import type { Lease } from "../api/types.ts";
 
 /**
  * The state of a leader election lock (client-go

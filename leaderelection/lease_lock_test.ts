@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
-import { KubeClient, StatusError } from "../client/rest.ts";
+import { KubeClient } from "../client/rest.ts";
+import { StatusError } from "../api/errors.ts";
 import { KubeConfig } from "../client/config.ts";
-import { Leases } from "../client/resources.ts";
+import { Leases } from "../api/resources.ts";
 import { FakeApiServer } from "../testing/fake_api_server.ts";
 import {
   formatMicroTime,

@@ -6,7 +6,7 @@
 
 import assert from "node:assert/strict";
 import { Election, microTimeMs } from "./_test_util.ts";
-import { Leases } from "../client/resources.ts";
+import { Leases } from "../api/resources.ts";
 
 const RETRY = 2_000;
 const RENEW_DEADLINE = 10_000;
