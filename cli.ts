@@ -234,6 +234,12 @@ async function run(
   const informer = newSharedIndexInformer(lw, {
     name: type.resource,
     pageSize: PAGE_SIZE,
+    // A fatal stop is printed below, from run()'s rejection.
+    errorHandler: (err, { source }) => {
+      if (source !== "fatal") {
+        opts.stderr(`warning: ${describeError(err, ctx.context)}\n`);
+      }
+    },
   });
   const printer = new WatchPrinter({
     kind: type.kind,
@@ -277,17 +283,23 @@ async function run(
   });
   const signal = AbortSignal.any([opts.signal, stopped.signal]);
   const running = informer.run(signal);
+  // Settles with the error the informer stopped on, if any (never rejects).
+  const failure = running.then(() => undefined, (error) => ({ error }));
+  const failed = (f: { error: unknown }) => {
+    opts.stderr(`error: informer stopped: ${describeError(f.error)}\n`);
+    return 1;
+  };
   try {
-    const synced = await waitForCacheSync(
-      signal,
-      () => registration.hasSynced(),
-    );
+    const synced = await waitForCacheSync(signal, registration.hasSynced);
     progress.done();
     if (fatal !== undefined) {
       opts.stderr(`error: ${describeError(fatal, ctx.context)}\n`);
       return 1;
     }
-    if (!synced) return 0;
+    if (!synced) {
+      const f = await failure;
+      return f ? failed(f) : 0;
+    }
     printing = true;
     if (
       !printer.printInitial([...initial.values()]) && args.output !== "json"
@@ -298,8 +310,9 @@ async function run(
     }
     for (const [type, obj] of pending.splice(0)) printer.printEvent(type, obj);
     opts.onSynced?.();
-    await aborted(signal);
-    return 0;
+    // Until Ctrl-C, or exit 1 when the informer stops on a fatal error.
+    const f = await Promise.race([aborted(signal), failure]);
+    return f ? failed(f) : 0;
   } finally {
     stopped.abort();
     await running.catch(() => {});

@@ -7,6 +7,7 @@ import type { Indexers } from "./index.ts";
 import {
   newThreadSafeStore,
   type ThreadSafeStore,
+  type ThreadSafeStoreOptions,
 } from "./thread_safe_store.ts";
 
 /** client-go `cache`: a key function in front of a ThreadSafeStore. */
@@ -16,9 +17,13 @@ export class Cache<T> {
   readonly #keyFunc: KeyFunc;
   readonly #storage: ThreadSafeStore<T>;
 
-  constructor(keyFunc: KeyFunc, indexers: Indexers<T>) {
+  constructor(
+    keyFunc: KeyFunc,
+    indexers: Indexers<T>,
+    opts: ThreadSafeStoreOptions = {},
+  ) {
     this.#keyFunc = keyFunc;
-    this.#storage = newThreadSafeStore(indexers);
+    this.#storage = newThreadSafeStore(indexers, opts);
   }
 
   add(obj: T): void {

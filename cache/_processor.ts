@@ -14,8 +14,10 @@ import type { Clock } from "../api/clock.ts";
 import type { DeletedFinalStateUnknown } from "./keys.ts";
 import type { KubeObject } from "../api/object.ts";
 import type { Deltas } from "./delta_fifo.ts";
+import type { SyncNotifier } from "./_synced.ts";
 import type {
-  HandlerErrorReporter,
+  ErrorHandler,
+  InformerErrorContext,
   ResourceEventHandler,
 } from "./event_handler.ts";
 
@@ -28,16 +30,36 @@ export type Notification<T> =
   | { type: "update"; oldObj: T; newObj: T }
   | { type: "delete"; obj: T | DeletedFinalStateUnknown<T> };
 
-/** The default reporter: log and carry on with the next notification. */
-export const consoleHandlerErrorReporter: HandlerErrorReporter = (
-  error,
-  notification,
-) => {
-  console.error(
-    `Event handler failed on ${notification.type} notification:`,
-    error,
-  );
+/** The default {@link ErrorHandler}: one line on stderr per error. */
+export const defaultErrorHandler: ErrorHandler = (error, context) => {
+  const what = context.source === "handler"
+    ? `event handler failed on ${context.notification}`
+    : context.source === "index"
+    ? "index function failed (the object is cached, absent from that index)"
+    : context.source === "process"
+    ? "cannot apply deltas (dropped)"
+    : "stopped on a fatal error";
+  console.error(`${context.informer}: ${what}:`, error);
 };
+
+/** Call `handler`; what it throws is logged, never passed on. */
+export function callErrorHandler(
+  handler: ErrorHandler,
+  error: unknown,
+  context: InformerErrorContext,
+): void {
+  try {
+    handler(error, context);
+  } catch (handlerError) {
+    console.error(`${context.informer}: error handler threw:`, handlerError);
+  }
+}
+
+/** How a listener reports its handler's failures. */
+export type ListenerErrorHandler = (
+  error: unknown,
+  notification: "add" | "update" | "delete",
+) => void;
 
 /**
  * A growable ring buffer: O(1) push and shift (unlike `Array.shift`, which
@@ -112,7 +134,8 @@ export class ProcessorListener<T> {
   // SingleFileTracker): the registration is synced when this is 0.
   #initialPending = 0;
   #upstreamHasSynced: () => boolean;
-  #reportError: HandlerErrorReporter;
+  #errorHandler: ListenerErrorHandler;
+  #syncNotifier: SyncNotifier | undefined;
   #wake: (() => void) | undefined;
   #closed = false;
   #loop: Promise<void> | undefined;
@@ -124,21 +147,28 @@ export class ProcessorListener<T> {
       resyncPeriod: number;
       now: number;
       hasSynced: () => boolean;
-      reportError: HandlerErrorReporter;
+      errorHandler: ListenerErrorHandler;
+      /** Told when this listener's hasSynced may have turned true. */
+      syncNotifier?: SyncNotifier;
     },
   ) {
     this.handler = handler;
     this.requestedResyncPeriod = opts.requestedResyncPeriod;
     this.resyncPeriod = opts.resyncPeriod;
     this.#upstreamHasSynced = opts.hasSynced;
-    this.#reportError = opts.reportError;
+    this.#errorHandler = opts.errorHandler;
+    this.#syncNotifier = opts.syncNotifier;
+    opts.syncNotifier?.watch(this.hasSynced);
     this.determineNextResync(opts.now);
   }
 
-  /** The informer has synced and every initial-list add has been handled. */
-  hasSynced(): boolean {
-    return this.#upstreamHasSynced() && this.#initialPending <= 0;
-  }
+  /**
+   * The informer has synced and every initial-list add has been handled.
+   * Bound, so `waitForCacheSync(signal, registration.hasSynced)` works and
+   * wakes as soon as it turns true.
+   */
+  readonly hasSynced = (): boolean =>
+    this.#upstreamHasSynced() && this.#initialPending <= 0;
 
   /** Number of notifications waiting for the handler. */
   pending(): number {
@@ -197,9 +227,12 @@ export class ProcessorListener<T> {
         // Only await real promises, so sync handlers run back to back.
         if (isPromiseLike(result)) await result;
       } catch (error) {
-        this.#report(error, next);
+        this.#errorHandler(error, next.type);
       } finally {
-        if (next.type === "add" && next.isInInitialList) this.#initialPending--;
+        if (
+          next.type === "add" && next.isInInitialList &&
+          --this.#initialPending === 0 && this.#syncNotifier?.waiting
+        ) this.#syncNotifier.notify();
       }
     }
   }
@@ -212,15 +245,6 @@ export class ProcessorListener<T> {
         return this.handler.onUpdate?.(n.oldObj, n.newObj);
       case "delete":
         return this.handler.onDelete?.(n.obj);
-    }
-  }
-
-  #report(error: unknown, n: Notification<T>): void {
-    try {
-      this.#reportError(error, { type: n.type });
-    } catch (reporterError) {
-      // A broken reporter must not stop delivery either.
-      console.error("Event handler error reporter failed:", reporterError);
     }
   }
 }
@@ -251,16 +275,17 @@ export class SharedProcessor<T> {
   #loops = new Set<Promise<void>>();
   #started = false;
   #clock: Clock;
-  #reportError: HandlerErrorReporter;
+  #errorHandler: ListenerErrorHandler;
 
+  /** `errorHandler` is told about each failed handler call; it must not throw. */
   constructor(opts: {
     resyncCheckPeriod: number;
     clock: Clock;
-    reportError: HandlerErrorReporter;
+    errorHandler: ListenerErrorHandler;
   }) {
     this.resyncCheckPeriod = opts.resyncCheckPeriod;
     this.#clock = opts.clock;
-    this.#reportError = opts.reportError;
+    this.#errorHandler = opts.errorHandler;
   }
 
   /**
@@ -271,7 +296,12 @@ export class SharedProcessor<T> {
    */
   newListener(
     handler: ResourceEventHandler<T>,
-    opts: { resyncPeriod: number; started: boolean; hasSynced: () => boolean },
+    opts: {
+      resyncPeriod: number;
+      started: boolean;
+      hasSynced: () => boolean;
+      syncNotifier?: SyncNotifier;
+    },
   ): ProcessorListener<T> {
     let requested = opts.resyncPeriod;
     if (requested > 0) {
@@ -290,7 +320,8 @@ export class SharedProcessor<T> {
       resyncPeriod: determineResyncPeriod(requested, this.resyncCheckPeriod),
       now: this.#clock.now(),
       hasSynced: opts.hasSynced,
-      reportError: this.#reportError,
+      errorHandler: this.#errorHandler,
+      syncNotifier: opts.syncNotifier,
     });
   }
 

@@ -53,12 +53,13 @@ class Recorder implements ResourceEventHandler<KubeObject> {
 function processor(
   resyncCheckPeriod = 0,
   clock = new FakeClock(),
-  errors: unknown[] = [],
 ): SharedProcessor<KubeObject> {
   return new SharedProcessor<KubeObject>({
     resyncCheckPeriod,
     clock,
-    reportError: (e) => void errors.push(e),
+    errorHandler: (e) => {
+      throw e;
+    },
   });
 }
 
@@ -143,27 +144,6 @@ Deno.test("SharedProcessor: a slow handler does not block another", async () => 
   assert.equal(slowCalls, 1);
   assert.equal(slow.pending(), 999);
   stuck.resolve();
-  await p.stop();
-});
-
-Deno.test("ProcessorListener reports a throwing or rejecting handler and goes on", async () => {
-  const errors: unknown[] = [];
-  const p = processor(0, new FakeClock(), errors);
-  const rec = new Recorder();
-  p.addListener(p.newListener({
-    onAdd: (o, initial) => {
-      if (o.metadata.name === "bad") throw new Error("boom");
-      if (o.metadata.name === "worse") return Promise.reject(new Error("bang"));
-      rec.onAdd(o, initial);
-    },
-  }, { resyncPeriod: 0, started: false, hasSynced: () => true }));
-  p.run();
-  for (const n of ["a", "bad", "worse", "b"]) {
-    p.distribute({ type: "add", obj: obj(n), isInInitialList: false }, false);
-  }
-  await rec.waitFor(2);
-  assert.deepEqual(rec.events, ["add a", "add b"]);
-  assert.deepEqual(errors.map((e) => (e as Error).message), ["boom", "bang"]);
   await p.stop();
 });
 

@@ -26,12 +26,14 @@ import {
   type WatchErrorHandler,
 } from "./reflector.ts";
 import {
-  consoleHandlerErrorReporter,
+  callErrorHandler,
+  defaultErrorHandler,
   isPromiseLike,
   processDeltas,
 } from "./_processor.ts";
 import type {
-  HandlerErrorReporter,
+  ErrorHandler,
+  InformerErrorContext,
   ResourceEventHandler,
 } from "./event_handler.ts";
 
@@ -111,9 +113,10 @@ export interface ControllerConfig<T extends KubeObject> {
   /** Where objects come from. */
   listerWatcher: ListerWatcher<T>;
   /**
-   * Handles one popped key's deltas. An error it throws is reported through
-   * `onProcessError` and the item is dropped (client-go `RetryOnError`
-   * false); a promise it returns is awaited before the next pop.
+   * Handles one popped key's deltas. An error it throws is reported to
+   * `errorHandler` (source `"process"`) and the item is dropped (client-go
+   * `RetryOnError` false); a promise it returns is awaited before the next
+   * pop.
    */
   process: PopProcessFunc<Deltas<T>>;
   /** How often the Reflector considers a resync (ms). Default 0: never. */
@@ -131,7 +134,7 @@ export interface ControllerConfig<T extends KubeObject> {
   /** Clock for every timer. Default: the real clock. */
   clock?: Clock;
   /** Receives errors thrown by `process`. Default: `console.error`. */
-  onProcessError?: (error: unknown) => void;
+  errorHandler?: ErrorHandler;
 }
 
 /**
@@ -215,9 +218,15 @@ export class Controller<T extends KubeObject> {
   // client-go processLoop: pop until the queue is closed.
   #processLoop(signal: AbortSignal): Promise<void> {
     const { queue, process } = this.#config;
-    const onError = this.#config.onProcessError ??
-      ((error: unknown) => console.error("Controller process failed:", error));
-    return queue.popEach(process, { signal, onError });
+    const handler = this.#config.errorHandler ?? defaultErrorHandler;
+    const context: InformerErrorContext = {
+      informer: this.#config.name ?? "controller",
+      source: "process",
+    };
+    return queue.popEach(process, {
+      signal,
+      errorHandler: (error) => callErrorHandler(handler, error, context),
+    });
   }
 }
 
@@ -236,8 +245,13 @@ export interface InformerOptions<T extends KubeObject> {
   pageSize?: number;
   /** Called once per failed list or watch. */
   watchErrorHandler?: WatchErrorHandler;
-  /** Receives errors thrown by the handler. Default: `console.error`. */
-  onHandlerError?: HandlerErrorReporter;
+  /**
+   * Receives the errors of the handler, of index functions and of applying
+   * deltas (see {@link ErrorHandler}). Default: `console.error`.
+   */
+  errorHandler?: ErrorHandler;
+  /** Name, for logs and error reports. Default `"informer"`. */
+  name?: string;
 }
 
 /**
@@ -299,9 +313,15 @@ export function newIndexerInformer<T extends KubeObject>(
   handler: ResourceEventHandler<T>,
   opts: InformerOptions<T> & { indexers?: Indexers<T> } = {},
 ): { indexer: Indexer<T>; controller: Controller<T> } {
+  const errorHandler = opts.errorHandler ?? defaultErrorHandler;
+  const context: InformerErrorContext = {
+    informer: opts.name ?? "informer",
+    source: "index",
+  };
   const indexer = new Cache<T>(
     deletionHandlingMetaNamespaceKeyFunc,
     opts.indexers ?? {},
+    { errorHandler: (e) => callErrorHandler(errorHandler, e, context) },
   );
   return {
     indexer,
@@ -319,9 +339,16 @@ function informerController<T extends KubeObject>(
   // the handler only once a resync tick has happened: never with resync 0
   // (client-go's NewInformer sends a relist's unchanged objects always).
   let ticked = false;
+  const name = opts.name ?? "informer";
+  const errorHandler = opts.errorHandler ?? defaultErrorHandler;
   const safe = reportingHandler(
     handler,
-    opts.onHandlerError ?? consoleHandlerErrorReporter,
+    (error, notification) =>
+      callErrorHandler(errorHandler, error, {
+        informer: name,
+        source: "handler",
+        notification,
+      }),
     () => ticked,
   );
   // The store is the queue's knownObjects, so resyncs and relists produce
@@ -339,6 +366,8 @@ function informerController<T extends KubeObject>(
     clock: opts.clock,
     watchListPageSize: opts.pageSize,
     watchErrorHandler: opts.watchErrorHandler,
+    errorHandler,
+    name: opts.name,
     process: (deltas, isInInitialList) =>
       processDeltas(deltas, { handler: safe, store, isInInitialList }),
   });
@@ -348,7 +377,7 @@ function informerController<T extends KubeObject>(
 // would miss them), so errors are reported here and swallowed.
 function reportingHandler<T extends KubeObject>(
   handler: ResourceEventHandler<T>,
-  report: HandlerErrorReporter,
+  report: (error: unknown, notification: "add" | "update" | "delete") => void,
   resynced: () => boolean,
 ): ResourceEventHandler<T> {
   const guard = (
@@ -358,10 +387,10 @@ function reportingHandler<T extends KubeObject>(
     try {
       const result = call();
       if (isPromiseLike(result)) {
-        return Promise.resolve(result).catch((e) => report(e, { type }));
+        return Promise.resolve(result).catch((e) => report(e, type));
       }
     } catch (error) {
-      report(error, { type });
+      report(error, type);
     }
   };
   return {

@@ -8,6 +8,7 @@ import {
   newIndexerInformer,
   newInformer,
 } from "./controller.ts";
+import type { InformerErrorContext } from "./event_handler.ts";
 import { DeltaFIFO } from "./delta_fifo.ts";
 import { metaNamespaceIndexFunc, NAMESPACE_INDEX } from "./index.ts";
 import {
@@ -127,33 +128,6 @@ Deno.test("newInformer() reports a missed delete found by a relist as a tombston
   await done;
 });
 
-Deno.test("newInformer() reports a throwing handler and still updates the store", async () => {
-  const source = new FakeControllerSource<Pod>();
-  source.add(pod("a"));
-  const errors: unknown[] = [];
-  const { store, controller } = newInformer(source, {
-    onAdd: () => {
-      throw new Error("handler broke");
-    },
-    onUpdate: () => Promise.reject(new Error("async handler broke")),
-  }, { clock: new FakeClock(), onHandlerError: (e) => void errors.push(e) });
-  const ac = new AbortController();
-  const done = controller.run(ac.signal);
-  await eventually(() => errors.length === 1, "the add error");
-  source.modify(pod("a", { spec: { v: 2 } }));
-  source.add(pod("b"));
-  await eventually(() => errors.length === 3, "the next errors");
-  assert.deepEqual(errors.map((e) => (e as Error).message), [
-    "handler broke",
-    "async handler broke",
-    "handler broke",
-  ]);
-  assert.deepEqual(store.getByKey("ns/a")?.spec, { v: 2 });
-  assert.ok(store.getByKey("ns/b"));
-  ac.abort();
-  await done;
-});
-
 Deno.test("newInformer() awaits an async handler before the next notification", async () => {
   const source = new FakeControllerSource();
   for (const n of ["a", "b", "c"]) source.add(pod(n));
@@ -225,13 +199,13 @@ Deno.test("Controller.run() reports process errors and keeps popping", async () 
   source.add(pod("a"));
   source.add(pod("b"));
   const fifo = new DeltaFIFO<KubeObject>({ emitDeltaTypeReplaced: true });
-  const errors: unknown[] = [];
+  const errors: [unknown, InformerErrorContext][] = [];
   const seen: string[] = [];
   const controller = new Controller<KubeObject>({
     queue: fifo,
     listerWatcher: source,
     clock: new FakeClock(),
-    onProcessError: (e) => void errors.push(e),
+    errorHandler: (e, context) => void errors.push([e, context]),
     process: (deltas) => {
       const o = deltas[0].object as KubeObject;
       seen.push(o.metadata.name!);
@@ -242,6 +216,7 @@ Deno.test("Controller.run() reports process errors and keeps popping", async () 
   const done = controller.run(ac.signal);
   await eventually(() => seen.length === 2, "both items");
   assert.equal(errors.length, 1);
+  assert.deepEqual(errors[0][1], { informer: "controller", source: "process" });
   assert.equal(controller.hasSynced(), true);
   ac.abort();
   await done;

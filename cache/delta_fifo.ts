@@ -463,12 +463,12 @@ export class DeltaFIFO<T> implements Queue<T, Deltas<T>> {
    * per key. Other pops wait until the loop ends.
    *
    * An error from `process` (a {@link RequeueError}'s cause included) goes
-   * to `onError` and the loop goes on with the next key; without
-   * `onError`, the returned promise rejects with it and the loop ends. Once
+   * to `errorHandler` and the loop goes on with the next key; without
+   * `errorHandler`, the returned promise rejects with it and the loop ends. Once
    * the queue is closed, such an error ends the loop silently.
    *
    * @param process runs on each key's deltas, as for `pop`
-   * @param opts `signal` ends the loop; `onError` hears about failed keys
+   * @param opts `signal` ends the loop; `errorHandler` hears about failed keys
    * @returns a promise settling when the loop has ended
    *
    * @example Process until closed
@@ -489,16 +489,17 @@ export class DeltaFIFO<T> implements Queue<T, Deltas<T>> {
    */
   popEach(
     process: PopProcessFunc<Deltas<T>>,
-    opts: { signal?: AbortSignal; onError?: (error: unknown) => void } = {},
+    opts: { signal?: AbortSignal; errorHandler?: (error: unknown) => void } =
+      {},
   ): Promise<void> {
     return this.#pops.run(() => this.#popEach(process, opts));
   }
 
   async #popEach(
     process: PopProcessFunc<Deltas<T>>,
-    opts: { signal?: AbortSignal; onError?: (error: unknown) => void },
+    opts: { signal?: AbortSignal; errorHandler?: (error: unknown) => void },
   ): Promise<void> {
-    const { signal, onError } = opts;
+    const { signal, errorHandler } = opts;
     // An abort must also end a wait on an empty queue.
     const wake = () => this.#wakeup.notify();
     signal?.addEventListener("abort", wake, { once: true });
@@ -516,8 +517,8 @@ export class DeltaFIFO<T> implements Queue<T, Deltas<T>> {
           if (pending !== undefined) await pending;
         } catch (error) {
           if (this.#closed) return;
-          if (onError === undefined) throw error;
-          onError(error);
+          if (errorHandler === undefined) throw error;
+          errorHandler(error);
         }
         // Requeued: give timers and I/O a turn before the key comes round
         // again, so a key that is always requeued cannot starve them (an

@@ -683,23 +683,26 @@ Deno.test("DeltaFIFO.popEach() stops before the next key once the signal aborts"
   assert.deepEqual(f.listKeys(), ["c"]);
 });
 
-Deno.test("DeltaFIFO.popEach() reports errors and goes on, or rejects without onError", async (t) => {
-  await t.step("onError hears each failure, the loop goes on", async () => {
-    const f = newFIFO();
-    for (const name of ["a", "b", "c", "d"]) f.add(obj(name, 1));
-    const errors: unknown[] = [];
-    const seen: string[] = [];
-    await f.popEach((deltas) => {
-      const name = nameOf(deltas);
-      seen.push(name);
-      if (name === "d") f.close();
-      else if (name !== "b") throw new Error(`bad ${name}`);
-    }, { onError: (e) => errors.push((e as Error).message) });
-    assert.deepEqual(seen, ["a", "b", "c", "d"]);
-    assert.deepEqual(errors, ["bad a", "bad c"]);
-  });
+Deno.test("DeltaFIFO.popEach() reports errors and goes on, or rejects without errorHandler", async (t) => {
   await t.step(
-    "without onError the loop rejects and keeps the rest queued",
+    "errorHandler hears each failure, the loop goes on",
+    async () => {
+      const f = newFIFO();
+      for (const name of ["a", "b", "c", "d"]) f.add(obj(name, 1));
+      const errors: unknown[] = [];
+      const seen: string[] = [];
+      await f.popEach((deltas) => {
+        const name = nameOf(deltas);
+        seen.push(name);
+        if (name === "d") f.close();
+        else if (name !== "b") throw new Error(`bad ${name}`);
+      }, { errorHandler: (e) => errors.push((e as Error).message) });
+      assert.deepEqual(seen, ["a", "b", "c", "d"]);
+      assert.deepEqual(errors, ["bad a", "bad c"]);
+    },
+  );
+  await t.step(
+    "without errorHandler the loop rejects and keeps the rest queued",
     async () => {
       const f = newFIFO();
       for (const name of ["a", "b"]) f.add(obj(name, 1));
@@ -720,7 +723,7 @@ Deno.test("DeltaFIFO.popEach() reports errors and goes on, or rejects without on
     await f.popEach(() => {
       f.close();
       throw new Error("late");
-    }, { onError: (e) => errors.push(e) });
+    }, { errorHandler: (e) => errors.push(e) });
     assert.deepEqual(errors, []);
     assert.deepEqual(f.listKeys(), ["b"]);
   });

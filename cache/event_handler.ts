@@ -1,7 +1,7 @@
 /**
  * What an informer tells its users: the {@link ResourceEventHandler}
  * interface (client-go `cache.ResourceEventHandler`, in `controller.go`) and
- * the {@link HandlerErrorReporter} that hears about a failing handler. Kept
+ * the {@link ErrorHandler} that hears about what fails in an informer. Kept
  * apart from `controller.ts` so the notification fan-out (`_processor.ts`)
  * and the controller both depend on it without depending on each other.
  *
@@ -78,11 +78,55 @@ export interface ResourceEventHandler<T> {
 }
 
 /**
- * Receives an error thrown (or a promise rejected) by one call of a
- * {@link ResourceEventHandler} method; `notification.type` says which.
- * Delivery carries on with the next notification.
+ * What an {@link ErrorHandler} is told besides the error.
  */
-export type HandlerErrorReporter = (
+export interface InformerErrorContext {
+  /** Name of the reporting informer (its `name` option; default `"informer"`). */
+  informer: string;
+  /**
+   * What failed, and what happened next:
+   * - `"handler"`: an event handler threw or its promise rejected
+   *   (`notification` says which call); it still gets its next
+   *   notifications.
+   * - `"index"`: an index function threw (the error is an
+   *   `IndexFunctionError` naming the index and key); the object is cached
+   *   all the same, absent from that one index. Reported once per object
+   *   and resourceVersion.
+   * - `"process"`: a key's deltas could not be applied (e.g. a `KeyError`
+   *   for an object without a name); they are dropped.
+   * - `"fatal"`: the informer stopped on this error (e.g. a
+   *   `CacheMutationError`): its `hasSynced()` is false from then on and
+   *   its `run` promise rejects with the same error.
+   */
+  source: "handler" | "index" | "process" | "fatal";
+  /** For `"handler"`: the notification whose handler call failed. */
+  notification?: "add" | "update" | "delete";
+}
+
+/**
+ * Receives the errors an informer reports: everything except failed lists
+ * and watches, which go to the `WatchErrorHandler` (client-go's name, kept)
+ * and are retried. The option is called `errorHandler` wherever it is taken
+ * (informers, the factory, `newInformer`, `Controller`). It must not throw;
+ * what it throws is logged and ignored. The default logs one line per error
+ * with `console.error`.
+ *
+ * @example Count handler failures, stop on a fatal one
+ * ```ts
+ * import type { ErrorHandler } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ * const stop = new AbortController();
+ * let failures = 0;
+ * const errorHandler: ErrorHandler = (error, { informer, source }) => {
+ *   if (source === "fatal") stop.abort(error);
+ *   else failures++;
+ *   console.error(`${informer} (${source}):`, error);
+ * };
+ * errorHandler(new Error("handler broke"), { informer: "pods", source: "handler", notification: "add" });
+ * assert.equal(failures, 1);
+ * ```
+ */
+export type ErrorHandler = (
   error: unknown,
-  notification: { type: "add" | "update" | "delete" },
+  context: InformerErrorContext,
 ) => void;

@@ -12,7 +12,7 @@ import type { Indexers } from "./index.ts";
 import type { ListerWatcher, ListOptions } from "../api/listwatch.ts";
 import { type GenericLister, newGenericLister } from "./listers.ts";
 import type { KubeObject } from "../api/object.ts";
-import type { HandlerErrorReporter } from "./event_handler.ts";
+import type { ErrorHandler } from "./event_handler.ts";
 import {
   newSharedIndexInformer,
   type SharedIndexInformer,
@@ -38,8 +38,13 @@ export interface SharedInformerFactoryOptions {
   transform?: (obj: KubeObject) => KubeObject;
   /** Page size of the informers' lists. */
   pageSize?: number;
-  /** Receives errors thrown by event handlers. Default: `console.error`. */
-  onHandlerError?: HandlerErrorReporter;
+  /**
+   * Receives every error the informers report except failed lists and
+   * watches: handler and index function failures, and the fatal error an
+   * informer stops on (`context.source === "fatal"`; see
+   * {@link SharedInformerFactory.stopped}). Default: `console.error`.
+   */
+  errorHandler?: ErrorHandler;
   /** Check that handlers do not modify cached objects. */
   detectMutations?: boolean;
 }
@@ -180,7 +185,7 @@ export class SharedInformerFactory implements AsyncDisposable {
           transform: this.#opts.transform as ((obj: T) => T) | undefined,
           name: type.group ? `${type.resource}.${type.group}` : type.resource,
           pageSize: this.#opts.pageSize,
-          onHandlerError: this.#opts.onHandlerError,
+          errorHandler: this.#opts.errorHandler,
           detectMutations: this.#opts.detectMutations,
         },
       );
@@ -228,10 +233,47 @@ export class SharedInformerFactory implements AsyncDisposable {
     const stop = AbortSignal.any([signal, this.#shutdown.signal]);
     for (const entry of this.#entries.values()) {
       if (entry.running) continue;
-      entry.running = entry.informer.run(stop).catch((error) => {
-        console.error(`Informer ${entry.type.resource} failed:`, error);
-      });
+      entry.running = entry.informer.run(stop);
+      // Handled here: the informer reported a fatal error to errorHandler
+      // already; stopped() hands it to whoever awaits.
+      entry.running.catch(() => {});
     }
+  }
+
+  /**
+   * Settles when the informers started so far stop: resolves once all of
+   * them have stopped normally (their start signal aborted, or
+   * {@link SharedInformerFactory.shutdown}); rejects with the error as soon
+   * as one stops on a fatal error (e.g. a `CacheMutationError` from the
+   * mutation detector), while the others keep running. A program awaits it
+   * to run "until stopped" and exit non-zero on a failure; the same error
+   * also reaches the `errorHandler` option (source `"fatal"`), and that
+   * informer's `hasSynced()` is false from then on.
+   *
+   * @returns a promise settling as described
+   * @throws {Error} (rejection) the error an informer stopped on
+   *
+   * @example Run until stopped, failing on a fatal informer error
+   * ```ts
+   * import { KubeClient, KubeConfig, Pods, SharedInformerFactory } from "@kubecache/core";
+   * import { FakeApiServer } from "@kubecache/core/testing";
+   * import assert from "node:assert/strict";
+   * await using server = await FakeApiServer.start();
+   * await using client = new KubeClient(KubeConfig.fromOptions({ server: server.url }));
+   * await using factory = new SharedInformerFactory(client);
+   * factory.informerFor(Pods);
+   * const stop = new AbortController();
+   * factory.start(stop.signal);
+   * await factory.waitForCacheSync(stop.signal);
+   * stop.abort(); // Ctrl-C, say
+   * await factory.stopped(); // resolves: every informer stopped normally
+   * ```
+   */
+  stopped(): Promise<void> {
+    const running = [...this.#entries.values()].flatMap((e) =>
+      e.running ? [e.running] : []
+    );
+    return Promise.all(running).then(() => {});
   }
 
   /**
@@ -248,10 +290,7 @@ export class SharedInformerFactory implements AsyncDisposable {
     const started = [...this.#entries.values()].filter((e) => e.running);
     const results = await Promise.all(
       started.map((e) =>
-        waitForCacheSync(
-          { signal, clock: this.#clock },
-          () => e.informer.hasSynced(),
-        )
+        waitForCacheSync({ signal, clock: this.#clock }, e.informer.hasSynced)
       ),
     );
     const out = new Map<ResourceType, boolean>();
@@ -268,7 +307,9 @@ export class SharedInformerFactory implements AsyncDisposable {
   async shutdown(): Promise<void> {
     this.#shuttingDown = true;
     this.#shutdown.abort();
-    await Promise.all([...this.#entries.values()].map((e) => e.running));
+    await Promise.all(
+      [...this.#entries.values()].map((e) => e.running?.catch(() => {})),
+    );
   }
 
   /** Same as {@link SharedInformerFactory.shutdown}. */

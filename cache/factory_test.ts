@@ -11,6 +11,13 @@ import type {
 import { ConfigMaps, Nodes, Pods } from "../api/resources.ts";
 import type { ResourceType } from "../api/resources.ts";
 import { SharedInformerFactory } from "./factory.ts";
+import type { InformerErrorContext } from "./event_handler.ts";
+import { eventually } from "./_test_util.ts";
+import {
+  CacheMutationError,
+  MUTATION_DETECTOR_ENV,
+} from "./mutation_detector.ts";
+import { IndexFunctionError } from "./thread_safe_store.ts";
 import { NAMESPACE_INDEX } from "./index.ts";
 import type { ObjectList, WatchEvent } from "../api/listwatch.ts";
 import type { KubeObject } from "../api/object.ts";
@@ -203,4 +210,119 @@ Deno.test("SharedInformerFactory over KubeClient and FakeApiServer follows creat
     [{ x: "1" }],
   );
   await factory.shutdown();
+});
+
+// Issue 10 item 5: an index function that throws never makes an object vanish.
+Deno.test("SharedInformerFactory: a throwing index function loses no object; errorHandler and health hear of it once per object", async () => {
+  const clock = new FakeClock();
+  const client = new FakeClient();
+  const source = client.source(ConfigMaps);
+  const cm = (name: string, labels?: Record<string, string>): KubeObject => ({
+    metadata: { namespace: "ns", name, labels },
+  });
+  source.add(cm("a", { app: "web" }));
+  source.add(cm("b", { app: "db" }));
+  source.add(cm("c", { app: "web", boom: "yes" }));
+  const errors: [unknown, InformerErrorContext][] = [];
+  const factory = new SharedInformerFactory(client, {
+    clock,
+    resyncPeriod: 1_000,
+    errorHandler: (error, context) => void errors.push([error, context]),
+  });
+  const informer = factory.informerFor(ConfigMaps, {
+    indexers: {
+      byApp: (obj) => {
+        if (obj.metadata.labels?.boom) throw new Error("boom");
+        return [obj.metadata.labels?.app ?? ""];
+      },
+    },
+  });
+  let resyncs = 0;
+  informer.addEventHandler({
+    onUpdate: (o, n) => {
+      if (o.metadata.resourceVersion === n.metadata.resourceVersion) resyncs++;
+    },
+  });
+  const ac = new AbortController();
+  factory.start(ac.signal);
+  assert.equal(
+    (await factory.waitForCacheSync(ac.signal)).get(ConfigMaps),
+    true,
+  );
+  const names = (objs: readonly KubeObject[]) =>
+    objs.map((o) => o.metadata.name).sort();
+  assert.deepEqual(names(factory.lister(ConfigMaps).list()), ["a", "b", "c"]);
+  assert.deepEqual(names(informer.getIndexer().byIndex("byApp", "web")), [
+    "a",
+  ]);
+  const report = () =>
+    errors.map(([e, c]) => [
+      c.informer,
+      c.source,
+      e instanceof IndexFunctionError ? `${e.indexName} ${e.key}` : String(e),
+    ]);
+  assert.deepEqual(report(), [["configmaps", "index", "byApp ns/c"]]);
+  assert.equal(informer.health()?.lastError, errors[0][0]);
+  // Resyncs index the same objects again: no new report.
+  await clock.step(1_000);
+  await clock.step(1_000);
+  await eventually(() => resyncs === 6, "two resyncs");
+  assert.equal(errors.length, 1);
+  // A new version of the failing object is reported again, once.
+  source.modify(cm("c", { app: "db", boom: "still" }));
+  await eventually(() => errors.length === 2, "the new version's report");
+  assert.deepEqual(report()[1], ["configmaps", "index", "byApp ns/c"]);
+  assert.equal(factory.lister(ConfigMaps).list().length, 3);
+  await factory.shutdown();
+});
+
+// Issue 10 item 6: a stopped informer never serves a stale cache silently.
+Deno.test("SharedInformerFactory: with KUBECACHE_MUTATION_DETECTOR=true a mutating handler stops its informer: hasSynced false, errorHandler and stopped() tell the program", async () => {
+  const before = Deno.env.get(MUTATION_DETECTOR_ENV);
+  Deno.env.set(MUTATION_DETECTOR_ENV, "true");
+  try {
+    const clock = new FakeClock();
+    const client = new FakeClient();
+    client.source(ConfigMaps).add({ metadata: { namespace: "ns", name: "a" } });
+    client.source(Pods).add({ metadata: { namespace: "ns", name: "p" } });
+    const errors: [unknown, InformerErrorContext][] = [];
+    const factory = new SharedInformerFactory(client, {
+      clock,
+      errorHandler: (error, context) => void errors.push([error, context]),
+    });
+    const informer = factory.informerFor(ConfigMaps);
+    informer.addEventHandler({
+      onAdd: (obj) => {
+        (obj as KubeObject).metadata.labels = { mutated: "yes" }; // forbidden
+      },
+    });
+    const pods = factory.informerFor(Pods);
+    const ac = new AbortController();
+    factory.start(ac.signal);
+    assert.deepEqual(
+      [...(await factory.waitForCacheSync(ac.signal)).values()],
+      [true, true],
+    );
+    const stopped = assert.rejects(factory.stopped(), CacheMutationError);
+    await clock.step(1_000); // the detector compares
+    await stopped;
+    assert.equal(informer.isStopped(), true);
+    assert.equal(informer.hasSynced(), false);
+    assert.deepEqual(
+      errors.map((
+        [e, c],
+      ) => [c.informer, c.source, e instanceof CacheMutationError]),
+      [["configmaps", "fatal", true]],
+    );
+    assert.equal(informer.health()?.lastError, errors[0][0]);
+    assert.equal(pods.hasSynced(), true); // the others keep running
+    const after = await factory.waitForCacheSync(new AbortController().signal);
+    assert.equal(after.get(ConfigMaps), false);
+    assert.equal(after.get(Pods), true);
+    ac.abort();
+    await factory.shutdown();
+  } finally {
+    if (before === undefined) Deno.env.delete(MUTATION_DETECTOR_ENV);
+    else Deno.env.set(MUTATION_DETECTOR_ENV, before);
+  }
 });

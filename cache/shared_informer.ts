@@ -16,18 +16,22 @@ import { DeltaFIFO, type Deltas } from "./delta_fifo.ts";
 import type { Indexers } from "./index.ts";
 import type { Indexer, Store } from "./store.ts";
 import { Cache } from "./_cache.ts";
+import { SYNC_WATCH, type SyncedFunc, SyncNotifier } from "./_synced.ts";
 import type { ReflectorHealth, WatchErrorHandler } from "./reflector.ts";
 import { Controller } from "./controller.ts";
 import type {
-  HandlerErrorReporter,
+  ErrorHandler,
+  InformerErrorContext,
   ResourceEventHandler,
 } from "./event_handler.ts";
+import type { IndexFunctionError } from "./thread_safe_store.ts";
 import {
   type MutationDetector,
   newCacheMutationDetector,
 } from "./mutation_detector.ts";
 import {
-  consoleHandlerErrorReporter,
+  callErrorHandler,
+  defaultErrorHandler,
   processDeltas,
   ProcessorListener,
   SharedProcessor,
@@ -42,7 +46,9 @@ export interface ResourceEventHandlerRegistration {
   /**
    * True once the informer has synced and this handler has finished
    * handling every add of the initial list (for a handler added after
-   * start: every object cached when it was added).
+   * start: every object cached when it was added). Bound, so
+   * `waitForCacheSync(signal, registration.hasSynced)` works, and wakes as
+   * soon as it turns true.
    */
   hasSynced(): boolean;
 }
@@ -81,21 +87,34 @@ export interface SharedIndexInformerOptions<T extends KubeObject> {
   pageSize?: number;
   /** Stream the initial state with a watch-list request. Default false. */
   useWatchList?: boolean;
-  /** Receives errors thrown by handlers. Default: `console.error`. */
-  onHandlerError?: HandlerErrorReporter;
+  /**
+   * Receives every error the informer reports except failed lists and
+   * watches (those go to the watch error handler): handler failures, index
+   * function failures, deltas that cannot be applied, and the fatal error
+   * an informer stops on (see {@link ErrorHandler}). Default: one line on
+   * `console.error` per error.
+   */
+  errorHandler?: ErrorHandler;
   /**
    * Check that handlers do not modify cached objects (see
    * `mutation_detector.ts`). Default: `KUBECACHE_MUTATION_DETECTOR=true`.
-   * A mutation makes {@link SharedIndexInformer.run} reject with a
-   * `CacheMutationError`.
+   * A mutation stops the informer: `errorHandler` gets the
+   * `CacheMutationError` (source `"fatal"`), {@link SharedIndexInformer.run}
+   * rejects with it and `hasSynced()` is false from then on.
    */
   detectMutations?: boolean;
 }
 
 /**
  * Resolve when every `hasSynced` function returns true (client-go
- * `cache.WaitForCacheSync`), checking at once and then every 100 ms.
- * Resolves `false` if the signal aborts first.
+ * `cache.WaitForCacheSync`). Resolves `false` if the signal aborts first,
+ * or if an informer whose `hasSynced` was passed stops before it synced
+ * (a fatal error, or its own run signal), since it never will then.
+ *
+ * Event-driven for the functions informers hand out (`informer.hasSynced`,
+ * `registration.hasSynced`, both bound): it resolves as soon as the last one
+ * turns true, without polling, and at once when all already are. Any other
+ * function is checked at once and then every 100 ms on the clock.
  *
  * The first argument is the signal, or `{ signal, clock }` to poll on a
  * given clock (a `FakeClock` in tests).
@@ -121,13 +140,27 @@ export async function waitForCacheSync(
 ): Promise<boolean> {
   const opts = signal instanceof AbortSignal ? { signal } : signal;
   const clock = opts.clock ?? realClock;
+  const watches = hasSynced.map((fn) => (fn as SyncedFunc)[SYNC_WATCH]);
+  const poll = watches.includes(undefined);
   for (;;) {
     if (hasSynced.every((synced) => synced())) return true;
     if (opts.signal.aborted) return false;
+    if (watches.some((w, i) => w?.stopped() && !hasSynced[i]())) return false;
+    // Wait for a possible change, the abort, or the next poll.
+    const woken = Promise.withResolvers<void>();
+    const wake = () => woken.resolve();
+    const unsubscribe = watches.map((w) => w?.subscribe(wake));
+    opts.signal.addEventListener("abort", wake, { once: true });
+    const timer = poll ? new AbortController() : undefined;
+    if (timer) {
+      clock.sleep(SYNCED_POLL_PERIOD_MS, timer.signal).then(wake, () => {});
+    }
     try {
-      await clock.sleep(SYNCED_POLL_PERIOD_MS, opts.signal);
-    } catch {
-      return false;
+      await woken.promise;
+    } finally {
+      for (const u of unsubscribe) u?.();
+      opts.signal.removeEventListener("abort", wake);
+      timer?.abort();
     }
   }
 }
@@ -197,8 +230,17 @@ export function newSharedIndexInformer<T extends KubeObject>(
  * its indexes were updated, and the cache may have moved on further by the
  * time it is handled. A handler added after start first gets an `onAdd`
  * (with `isInInitialList` true) for every cached object. A handler that
- * throws is reported through `onHandlerError` and keeps getting
+ * throws is reported to the `errorHandler` option and keeps getting
  * notifications. Handlers must not modify the objects they get.
+ *
+ * Errors: failed lists and watches go to the watch error handler and are
+ * retried. Everything else goes to `errorHandler` and into
+ * `health().lastError`: a handler that throws, an index function that
+ * throws (the object is cached all the same, absent from that index only,
+ * reported once per object and resourceVersion), and a fatal error (the
+ * mutation detector firing, or the Reflector failing for good). After a
+ * fatal error the informer stops, `hasSynced()` is false for good and `run`
+ * rejects with the error: it never keeps serving a stale cache silently.
  *
  * Relists and resyncs (details on {@link ResourceEventHandler}): a relist
  * sends adds, updates and tombstone deletes for what changed; an object it
@@ -259,6 +301,18 @@ export class SharedIndexInformer<T extends KubeObject>
   #running: Promise<void> | undefined;
   #started = false;
   #stopped = false;
+  // stopped on a fatal error: hasSynced() is false from then on
+  #failed = false;
+  #name: string;
+  #errorHandler: ErrorHandler;
+  #lastError: unknown;
+  #lastErrorAt: number | undefined;
+  // "index\0key" → resourceVersion of the object last reported for it, so
+  // a resync or an unchanged relist does not report the same failure again
+  #indexFailures = new Map<string, string | undefined>();
+  // wakes waitForCacheSync when hasSynced may have changed
+  #syncNotifier = new SyncNotifier(() => this.#stopped);
+  #syncCheckQueued = false;
   // aborted by [Symbol.asyncDispose]
   #disposer = new AbortController();
 
@@ -282,16 +336,20 @@ export class SharedIndexInformer<T extends KubeObject>
     this.#clock = opts.clock ?? realClock;
     this.#defaultResyncPeriod = resync;
     this.#transform = opts.transform;
+    this.#name = opts.name ?? "informer";
+    this.#errorHandler = opts.errorHandler ?? defaultErrorHandler;
     this.#indexer = new Cache<T>(
       deletionHandlingMetaNamespaceKeyFunc,
       opts.indexers ?? {},
+      { errorHandler: (error) => this.#indexFailed(error) },
     );
     this.#processor = new SharedProcessor<T>({
       resyncCheckPeriod: resync,
       clock: this.#clock,
-      reportError: opts.onHandlerError ?? consoleHandlerErrorReporter,
+      errorHandler: (error, notification) =>
+        this.#report(error, { source: "handler", notification }),
     });
-    this.#detector = newCacheMutationDetector(opts.name ?? "informer", {
+    this.#detector = newCacheMutationDetector(this.#name, {
       enabled: opts.detectMutations,
       clock: this.#clock,
     });
@@ -319,7 +377,8 @@ export class SharedIndexInformer<T extends KubeObject>
     const listener = this.#processor.newListener(handler, {
       resyncPeriod: opts.resyncPeriod ?? this.#defaultResyncPeriod,
       started: this.#started,
-      hasSynced: () => this.hasSynced(),
+      hasSynced: this.hasSynced,
+      syncNotifier: this.#syncNotifier,
     });
     this.#processor.addListener(listener);
     if (this.#started) {
@@ -413,11 +472,14 @@ export class SharedIndexInformer<T extends KubeObject>
   }
 
   /**
-   * Whether the first full list has been delivered to the cache. Bound to
+   * Whether the first full list has been delivered to the cache; false
+   * again for good once the informer has stopped on a fatal error. Bound to
    * its informer, so it can be passed on as is, as client-go code passes
    * `informer.HasSynced`: `waitForCacheSync(signal, informer.hasSynced)`.
    */
-  readonly hasSynced = (): boolean => this.#controller?.hasSynced() ?? false;
+  readonly hasSynced: () => boolean = this.#syncNotifier.watch(() =>
+    !this.#failed && (this.#controller?.hasSynced() ?? false)
+  );
 
   /** The resourceVersion last seen from the server; `""` before run. */
   lastSyncResourceVersion(): string {
@@ -430,28 +492,40 @@ export class SharedIndexInformer<T extends KubeObject>
   }
 
   /**
-   * Health of the list/watch: last event time, watch restarts, relists,
-   * last error (from the Reflector). `undefined` before run.
+   * Health of the list/watch: last event time, watch restarts, relists
+   * (from the Reflector), and the last error: the later of the last failed
+   * list or watch and the last error reported to `errorHandler`.
+   * `undefined` before run.
    */
   health(): ReflectorHealth | undefined {
-    return this.#controller?.health();
+    const health = this.#controller?.health();
+    if (
+      health && this.#lastErrorAt !== undefined &&
+      !(health.lastErrorAt !== undefined &&
+        health.lastErrorAt > this.#lastErrorAt)
+    ) {
+      health.lastError = this.#lastError;
+      health.lastErrorAt = this.#lastErrorAt;
+    }
+    return health;
   }
 
   /** Stop (as if the run signal aborted) and wait until stopped. */
   async [Symbol.asyncDispose](): Promise<void> {
     this.#disposer.abort();
     if (!this.#running) this.#stopped = true;
+    this.#syncNotifier.notify();
     await this.#running?.catch(() => {});
   }
 
   async #run(signal: AbortSignal): Promise<void> {
     const done = new AbortController();
     const stop = AbortSignal.any([signal, this.#disposer.signal, done.signal]);
-    const queue = new DeltaFIFO<T>({
+    const queue = new InformerQueue<T>({
       knownObjects: this.#indexer,
       emitDeltaTypeReplaced: true,
       transformer: this.#transform,
-    });
+    }, () => this.#syncChanged());
     this.#controller = new Controller<T>({
       queue,
       listerWatcher: this.#lw,
@@ -460,6 +534,7 @@ export class SharedIndexInformer<T extends KubeObject>
       fullResyncPeriod: this.#processor.resyncCheckPeriod,
       shouldResync: () => this.#processor.shouldResync(),
       watchErrorHandler: this.#watchErrorHandler,
+      errorHandler: (error) => this.#report(error, { source: "process" }),
       watchListPageSize: this.#opts.pageSize,
       useWatchList: this.#opts.useWatchList,
       name: this.#opts.name,
@@ -467,20 +542,56 @@ export class SharedIndexInformer<T extends KubeObject>
     });
     this.#started = true;
     this.#processor.run();
-    let mutation: { error: unknown } | undefined;
-    const detecting = this.#detector.run(stop).catch((error) => {
-      mutation = { error };
-      done.abort(); // a mutated cache cannot be trusted: stop (client-go panics)
-    });
+    let fatal: { error: unknown } | undefined;
+    const fail = (error: unknown) => {
+      if (fatal) return;
+      fatal = { error };
+      this.#failed = true; // hasSynced() turns false at once
+      this.#syncNotifier.notify();
+      done.abort();
+    };
+    // A mutated cache cannot be trusted: stop (client-go panics).
+    const detecting = this.#detector.run(stop).catch(fail);
     try {
       await this.#controller.run(stop);
+    } catch (error) {
+      fail(error); // the Reflector failed for good
     } finally {
       this.#stopped = true; // no new handlers from here on
+      this.#syncNotifier.notify();
       done.abort();
       await this.#stopProcessor();
       await detecting;
     }
-    if (mutation) throw mutation.error;
+    if (fatal) {
+      this.#report(fatal.error, { source: "fatal" });
+      throw fatal.error;
+    }
+  }
+
+  /** Record `error` for health() and tell the error handler. */
+  #report(
+    error: unknown,
+    context: Omit<InformerErrorContext, "informer">,
+  ): void {
+    this.#lastError = error;
+    this.#lastErrorAt = this.#clock.now();
+    callErrorHandler(this.#errorHandler, error, {
+      informer: this.#name,
+      ...context,
+    });
+  }
+
+  // Called by the store once a write is done (the object is stored, absent
+  // from the failing index); reports each object version once.
+  #indexFailed(error: IndexFunctionError): void {
+    const id = `${error.indexName}\0${error.key}`;
+    const rv = this.#indexer.getByKey(error.key)?.metadata?.resourceVersion;
+    if (this.#indexFailures.has(id) && this.#indexFailures.get(id) === rv) {
+      return;
+    }
+    this.#indexFailures.set(id, rv);
+    this.#report(error, { source: "index" });
   }
 
   /** Stop the handlers' loops, waiting at most the grace period for calls in flight. */
@@ -495,12 +606,32 @@ export class SharedIndexInformer<T extends KubeObject>
     }
   }
 
+  #forgetIndexFailures(obj: T | DeletedFinalStateUnknown<T>): void {
+    const key = this.#indexer.keyOf(obj);
+    for (const name of Object.keys(this.#indexer.getIndexers())) {
+      this.#indexFailures.delete(`${name}\0${key}`);
+    }
+  }
+
   // client-go HandleDeltas: synchronous, so handler joins never interleave.
   #handleDeltas(deltas: Deltas<T>, isInInitialList: boolean): void {
     void processDeltas(deltas, {
       handler: this.#distributor,
       store: this.#indexer,
       isInInitialList,
+    });
+    // The queue counts an initial item done after this returns: look once
+    // the current burst of pops has yielded (one check per burst).
+    if (isInInitialList) this.#syncChanged();
+  }
+
+  // hasSynced may have changed: wake waiters (coalesced, and only if any).
+  #syncChanged(): void {
+    if (this.#syncCheckQueued || !this.#syncNotifier.waiting) return;
+    this.#syncCheckQueued = true;
+    queueMicrotask(() => {
+      this.#syncCheckQueued = false;
+      if (this.hasSynced()) this.#syncNotifier.notify();
     });
   }
 
@@ -520,7 +651,26 @@ export class SharedIndexInformer<T extends KubeObject>
       this.#processor.distribute({ type: "update", oldObj, newObj }, isSync);
     },
     onDelete: (obj: T | DeletedFinalStateUnknown<T>) => {
+      if (this.#indexFailures.size > 0) this.#forgetIndexFailures(obj);
       this.#processor.distribute({ type: "delete", obj }, false);
     },
   };
+}
+
+/** The informer's DeltaFIFO, telling it when a list was stored (hasSynced may turn true). */
+class InformerQueue<T extends KubeObject> extends DeltaFIFO<T> {
+  #onReplace: () => void;
+
+  constructor(
+    opts: ConstructorParameters<typeof DeltaFIFO<T>>[0],
+    onReplace: () => void,
+  ) {
+    super(opts);
+    this.#onReplace = onReplace;
+  }
+
+  override replace(list: T[], resourceVersion: string): void {
+    super.replace(list, resourceVersion);
+    this.#onReplace();
+  }
 }

@@ -3,7 +3,11 @@ import { deferred, eventually, recorder, stepUntil } from "./_test_util.ts";
 import { FakeClock } from "../testing/fake_clock.ts";
 import { FakeControllerSource } from "../testing/fake_controller_source.ts";
 import { StatusError } from "../api/errors.ts";
-import type { ResourceEventHandler } from "./event_handler.ts";
+import { newInformer } from "./controller.ts";
+import type {
+  InformerErrorContext,
+  ResourceEventHandler,
+} from "./event_handler.ts";
 import { metaNamespaceIndexFunc, NAMESPACE_INDEX } from "./index.ts";
 import { DeletedFinalStateUnknown } from "./keys.ts";
 import { CacheMutationError } from "./mutation_detector.ts";
@@ -109,31 +113,59 @@ Deno.test("SharedIndexInformer: a slow handler blocks neither another handler no
   await stop();
 });
 
-Deno.test("SharedIndexInformer reports a throwing handler and delivers its next events", async () => {
-  const source = new FakeControllerSource<Pod>();
-  source.add(pod("a"));
-  const errors: { error: unknown; type: string }[] = [];
-  const seen: string[] = [];
-  const { informer, stop } = start(source, {
-    onHandlerError: (error, n) => void errors.push({ error, type: n.type }),
-  }, (i) =>
-    i.addEventHandler({
-      onAdd: (o) => {
-        seen.push(o.metadata.name!);
-        if (o.metadata.name === "a") throw new Error("cannot add a");
-      },
-      onUpdate: () => Promise.reject(new Error("cannot update")),
-    }));
-  await eventually(() => informer.hasSynced(), "sync");
-  source.modify(pod("a", { v: 1 }));
-  source.add(pod("b"));
-  await eventually(() => seen.length === 2, "the add after the failures");
-  assert.deepEqual(seen, ["a", "b"]);
-  assert.deepEqual(errors.map((e) => [e.type, (e.error as Error).message]), [
-    ["add", "cannot add a"],
-    ["update", "cannot update"],
-  ]);
-  await stop();
+Deno.test("Informers report a throwing or rejecting handler to errorHandler and deliver its next events", async (t) => {
+  const handler = (seen: string[]): ResourceEventHandler<Pod> => ({
+    onAdd: (o) => {
+      seen.push(o.metadata.name!);
+      if (o.metadata.name === "a") throw new Error("cannot add a");
+    },
+    onUpdate: () => Promise.reject(new Error("cannot update")),
+  });
+  const expected = [
+    ["handler", "add", "cannot add a"],
+    ["handler", "update", "cannot update"],
+  ];
+  const errorLog = (errors: [unknown, InformerErrorContext][]) =>
+    errors.map(([e, c]) => [c.source, c.notification, (e as Error).message]);
+  await t.step("SharedIndexInformer", async () => {
+    const source = new FakeControllerSource<Pod>();
+    source.add(pod("a"));
+    const errors: [unknown, InformerErrorContext][] = [];
+    const seen: string[] = [];
+    const { informer, stop } = start(source, {
+      name: "pods",
+      errorHandler: (error, context) => void errors.push([error, context]),
+    }, (i) => i.addEventHandler(handler(seen)));
+    await eventually(() => informer.hasSynced(), "sync");
+    source.modify(pod("a", { v: 1 }));
+    source.add(pod("b"));
+    await eventually(() => seen.length === 2, "the add after the failures");
+    assert.deepEqual(seen, ["a", "b"]);
+    assert.deepEqual(errorLog(errors), expected);
+    assert.equal(errors[0][1].informer, "pods");
+    assert.equal(informer.health()?.lastError, errors[1][0]);
+    await stop();
+  });
+  await t.step("newInformer, whose store still gets every change", async () => {
+    const source = new FakeControllerSource<Pod>();
+    source.add(pod("a"));
+    const errors: [unknown, InformerErrorContext][] = [];
+    const seen: string[] = [];
+    const { store, controller } = newInformer(source, handler(seen), {
+      clock: new FakeClock(),
+      errorHandler: (error, context) => void errors.push([error, context]),
+    });
+    const ac = new AbortController();
+    const done = controller.run(ac.signal);
+    await eventually(() => errors.length === 1, "the add error");
+    source.modify(pod("a", { v: 2 }));
+    source.add(pod("b"));
+    await eventually(() => seen.length === 2, "the add after the failures");
+    assert.deepEqual(errorLog(errors), expected);
+    assert.deepEqual(store.getByKey("ns/a")?.spec, { v: 2 });
+    ac.abort();
+    await done;
+  });
 });
 
 Deno.test("SharedIndexInformer: a late handler first gets every cached object with isInInitialList", async () => {
@@ -397,9 +429,11 @@ Deno.test("SharedIndexInformer with detectMutations rejects when a handler mutat
   const clock = new FakeClock();
   const source = new FakeControllerSource<Pod>();
   source.add(pod("a", { v: 1 }));
+  const errors: [unknown, InformerErrorContext][] = [];
   const informer = newSharedIndexInformer(source, {
     clock,
     detectMutations: true,
+    errorHandler: (error, context) => void errors.push([error, context]),
   });
   informer.addEventHandler({
     onAdd: (o) => {
@@ -412,9 +446,15 @@ Deno.test("SharedIndexInformer with detectMutations rejects when a handler mutat
     () => informer.getStore().getByKey("ns/a")?.spec?.v === 2,
     "the mutation",
   );
+  assert.equal(informer.hasSynced(), true);
   await clock.step(1_000);
   await rejected;
   assert.equal(informer.isStopped(), true);
+  // a stopped informer never passes for synced with a stale cache
+  assert.equal(informer.hasSynced(), false);
+  assert.equal(errors.length, 1);
+  assert.ok(errors[0][0] instanceof CacheMutationError);
+  assert.equal(errors[0][1].source, "fatal");
 });
 
 Deno.test("waitForCacheSync() polls every 100 ms on the clock and stops on abort", async () => {
@@ -683,6 +723,51 @@ Deno.test("SharedIndexInformer.run() settles a grace second after abort even whe
   assert.equal(settled, true);
   assert.equal(informer.isStopped(), true);
   blocker.resolve();
+});
+
+Deno.test("waitForCacheSync() wakes on an informer's sync without polling, and gives up when it stops unsynced", async () => {
+  const clock = new FakeClock();
+  const source = new FakeControllerSource<Pod>();
+  source.add(pod("a"));
+  const { informer, stop } = start(source, { clock }, (i) => {
+    i.addEventHandler({});
+  });
+  const registration = informer.addEventHandler({ onAdd: () => {} });
+  const ac = new AbortController();
+  // The clock never moves: only the informer's own notification can wake it.
+  assert.equal(
+    await waitForCacheSync(
+      { signal: ac.signal, clock },
+      informer.hasSynced,
+      registration.hasSynced,
+    ),
+    true,
+  );
+  assert.equal(clock.nextDue(), undefined, "no poll timer left");
+  // Already synced: at once.
+  assert.equal(
+    await waitForCacheSync({ signal: ac.signal, clock }, informer.hasSynced),
+    true,
+  );
+  await stop();
+
+  // An informer whose list never answers, stopped before it synced.
+  const never = newSharedIndexInformer<Pod>({
+    list: (_o, signal) =>
+      new Promise((_, reject) =>
+        signal?.addEventListener("abort", () => reject(signal.reason))
+      ),
+    watch: () => Promise.reject(new Error("unused")),
+  }, { clock });
+  const stopNever = new AbortController();
+  const running = never.run(stopNever.signal);
+  const waiting = waitForCacheSync(
+    { signal: ac.signal, clock },
+    never.hasSynced,
+  );
+  stopNever.abort();
+  await running;
+  assert.equal(await waiting, false);
 });
 
 Deno.test("SharedIndexInformer.hasSynced can be passed unbound, as client-go passes informer.HasSynced", async () => {

@@ -30,19 +30,19 @@ import type { Indexers, IndexFunc } from "./index.ts";
  */
 export interface ThreadSafeStore<T> {
   /**
-   * Store `obj` under `key`, replacing any previous object.
-   * @throws {IndexFunctionError} when an index function throws; the store is left unchanged
+   * Store `obj` under `key`, replacing any previous object. An index
+   * function that throws leaves the object out of that one index only.
+   * @throws {IndexFunctionError} when an index function throws and the
+   *   store has no `errorHandler` (the object is stored all the same)
    */
   add(key: string, obj: T): void;
   /**
    * Same as {@link ThreadSafeStore.add}.
-   * @throws {IndexFunctionError} when an index function throws; the store is left unchanged
+   * @throws {IndexFunctionError} when an index function throws and the
+   *   store has no `errorHandler` (the object is stored all the same)
    */
   update(key: string, obj: T): void;
-  /**
-   * Remove the object under `key`; a missing key is a no-op.
-   * @throws {IndexFunctionError} when an index function throws; the store is left unchanged
-   */
+  /** Remove the object under `key`; a missing key is a no-op. Never throws. */
   delete(key: string): void;
   /** The object under `key`, or `undefined`. */
   get(key: string): T | undefined;
@@ -54,7 +54,8 @@ export interface ThreadSafeStore<T> {
    * Replace the whole content with `items` (key → object) and rebuild every
    * index. The store takes ownership of `items` if it is a `Map`.
    * `resourceVersion` is accepted for interface compatibility and unused.
-   * @throws {IndexFunctionError} when an index function throws; the store is left unchanged
+   * @throws {IndexFunctionError} the first index function error, when the
+   *   store has no `errorHandler` (every object is stored all the same)
    */
   replace(
     items: Map<string, T> | Record<string, T>,
@@ -82,17 +83,22 @@ export interface ThreadSafeStore<T> {
   /** A copy of the index functions by name. */
   getIndexers(): Indexers<T>;
   /**
-   * Add indexes; objects already stored are indexed at once.
+   * Add indexes; objects already stored are indexed at once (an object its
+   * function throws on is left out of that index).
    * @throws {Error} when a name is already used (nothing is added)
-   * @throws {IndexFunctionError} when a new index function throws on a stored object (nothing is added)
+   * @throws {IndexFunctionError} the first index function error, when the
+   *   store has no `errorHandler` (the indexes are added all the same)
    */
   addIndexers(newIndexers: Indexers<T>): void;
 }
 
 /**
- * The error thrown when an index function throws. client-go panics in this
- * case; kubecache throws before changing anything. `cause` is the original
- * error.
+ * An index function threw (`cause` is what it threw). The write goes
+ * through all the same: the object is stored, absent from that one index,
+ * so a bad index function never makes an object vanish (client-go panics
+ * instead). The error goes to the store's `errorHandler` when it has one
+ * (an informer's store reports it to the informer's `errorHandler`), else
+ * it is thrown once the write is done.
  */
 export class IndexFunctionError extends Error {
   /** The index whose function failed. */
@@ -122,19 +128,34 @@ export class IndexFunctionError extends Error {
 /** indexed value → keys of the objects filed under it */
 type Index = Map<string, Set<string>>;
 
+/** Options of {@link newThreadSafeStore}. */
+export interface ThreadSafeStoreOptions {
+  /**
+   * Told about each index function that threw during a write (the object is
+   * stored all the same, absent from that index). Without it, writes throw
+   * the error once done.
+   */
+  errorHandler?: (error: IndexFunctionError) => void;
+}
+
+const NO_VALUES: readonly string[] = [];
+
 class ThreadSafeMap<T> implements ThreadSafeStore<T> {
   #items = new Map<string, T>();
   // Invariant: #indexers and #indices have the same names, and each index
-  // holds exactly the values its function gives for the stored objects;
-  // empty key sets are removed so indexes do not grow with churn.
+  // holds exactly the values its function gives for the stored objects
+  // (none for an object the function threw on); empty key sets are removed
+  // so indexes do not grow with churn.
   #indexers = new Map<string, IndexFunc<T>>();
   #indices = new Map<string, Index>();
+  #errorHandler: ((error: IndexFunctionError) => void) | undefined;
 
-  constructor(indexers: Indexers<T>) {
+  constructor(indexers: Indexers<T>, opts: ThreadSafeStoreOptions) {
     for (const [name, fn] of Object.entries(indexers)) {
       this.#indexers.set(name, fn);
       this.#indices.set(name, new Map());
     }
+    this.#errorHandler = opts.errorHandler;
   }
 
   add(key: string, obj: T): void {
@@ -142,38 +163,58 @@ class ThreadSafeMap<T> implements ThreadSafeStore<T> {
   }
 
   update(key: string, obj: T): void {
-    if (this.#indexers.size === 0) {
-      this.#items.set(key, obj);
-      return;
-    }
-    // Compute everything first, so a throwing index function changes nothing.
-    const newValues = this.#valuesOf(key, obj);
     const old = this.#items.get(key);
-    const oldValues = old === undefined ? undefined : this.#valuesOf(key, old);
     this.#items.set(key, obj);
-    let i = 0;
-    for (const index of this.#indices.values()) {
-      const before = oldValues?.[i];
-      const after = newValues[i++];
+    if (this.#indexers.size === 0) return;
+    let failures: IndexFunctionError[] | undefined;
+    for (const [name, fn] of this.#indexers) {
+      const index = this.#indices.get(name)!;
+      let after: readonly string[];
+      try {
+        after = fn(obj);
+      } catch (err) {
+        (failures ??= []).push(new IndexFunctionError(name, key, err));
+        after = NO_VALUES;
+      }
+      if (old === undefined) {
+        for (const v of after) addKey(index, v, key);
+        continue;
+      }
+      let before: readonly string[];
+      try {
+        before = fn(old);
+      } catch {
+        // The old object's values are unknown: take the key out everywhere
+        // (slow, but only after an index function failed).
+        removeKeyEverywhere(index, key);
+        for (const v of after) addKey(index, v, key);
+        continue;
+      }
       // Fast path (client-go does the same): one unchanged value, no work.
       if (
-        before?.length === 1 && after.length === 1 && before[0] === after[0]
+        before.length === 1 && after.length === 1 && before[0] === after[0]
       ) continue;
-      if (before) { for (const v of before) removeKey(index, v, key); }
+      for (const v of before) removeKey(index, v, key);
       for (const v of after) addKey(index, v, key);
     }
+    if (failures) this.#fail(failures);
   }
 
   delete(key: string): void {
     if (!this.#items.has(key)) return;
-    if (this.#indexers.size > 0) {
-      const oldValues = this.#valuesOf(key, this.#items.get(key)!);
-      let i = 0;
-      for (const index of this.#indices.values()) {
-        for (const v of oldValues[i++]) removeKey(index, v, key);
-      }
-    }
+    const old = this.#items.get(key)!;
     this.#items.delete(key);
+    for (const [name, fn] of this.#indexers) {
+      const index = this.#indices.get(name)!;
+      let before: readonly string[];
+      try {
+        before = fn(old);
+      } catch {
+        removeKeyEverywhere(index, key);
+        continue;
+      }
+      for (const v of before) removeKey(index, v, key);
+    }
   }
 
   get(key: string): T | undefined {
@@ -196,10 +237,17 @@ class ThreadSafeMap<T> implements ThreadSafeStore<T> {
       ? items
       : new Map<string, T>(Object.entries(items));
     const indices = new Map<string, Index>();
-    for (const name of this.#indexers.keys()) indices.set(name, new Map());
-    for (const [key, obj] of next) this.#fill(indices, key, obj);
+    let failures: IndexFunctionError[] | undefined;
+    for (const [name, fn] of this.#indexers) {
+      const index: Index = new Map();
+      for (const [key, obj] of next) {
+        failures = fillIndex(index, name, fn, key, obj, failures);
+      }
+      indices.set(name, index);
+    }
     this.#items = next;
     this.#indices = indices;
+    if (failures) this.#fail(failures);
   }
 
   resync(): void {}
@@ -248,22 +296,17 @@ class ThreadSafeMap<T> implements ThreadSafeStore<T> {
         }`,
       );
     }
-    // Build the new indexes aside, then commit: a throw leaves no trace.
-    const built = new Map<string, Index>();
+    let failures: IndexFunctionError[] | undefined;
     for (const name of names) {
       const fn = newIndexers[name];
       const index: Index = new Map();
       for (const [key, obj] of this.#items) {
-        for (const v of callIndexFunc(fn, name, key, obj)) {
-          addKey(index, v, key);
-        }
+        failures = fillIndex(index, name, fn, key, obj, failures);
       }
-      built.set(name, index);
+      this.#indexers.set(name, fn);
+      this.#indices.set(name, index);
     }
-    for (const name of names) {
-      this.#indexers.set(name, newIndexers[name]);
-      this.#indices.set(name, built.get(name)!);
-    }
+    if (failures) this.#fail(failures);
   }
 
   #indexerOrThrow(indexName: string, action: string): IndexFunc<T> {
@@ -276,20 +319,11 @@ class ThreadSafeMap<T> implements ThreadSafeStore<T> {
     return fn;
   }
 
-  /** Indexed values of `obj` for every index, in index order. */
-  #valuesOf(key: string, obj: T): string[][] {
-    const out: string[][] = [];
-    for (const [name, fn] of this.#indexers) {
-      out.push(callIndexFunc(fn, name, key, obj));
-    }
-    return out;
-  }
-
-  #fill(indices: Map<string, Index>, key: string, obj: T): void {
-    for (const [name, fn] of this.#indexers) {
-      const index = indices.get(name)!;
-      for (const v of callIndexFunc(fn, name, key, obj)) addKey(index, v, key);
-    }
+  // Called once a write is complete, so the handler sees a consistent store.
+  #fail(failures: IndexFunctionError[]): void {
+    const handler = this.#errorHandler;
+    if (handler === undefined) throw failures[0];
+    for (const failure of failures) handler(failure);
   }
 
   #objects(keys: Set<string> | undefined): T[] {
@@ -299,17 +333,24 @@ class ThreadSafeMap<T> implements ThreadSafeStore<T> {
   }
 }
 
-function callIndexFunc<T>(
-  fn: IndexFunc<T>,
+/** Index `obj` under `key`; a throwing function leaves it out, noted in `failures`. */
+function fillIndex<T>(
+  index: Index,
   name: string,
+  fn: IndexFunc<T>,
   key: string,
   obj: T,
-): string[] {
+  failures: IndexFunctionError[] | undefined,
+): IndexFunctionError[] | undefined {
+  let values: readonly string[];
   try {
-    return fn(obj);
+    values = fn(obj);
   } catch (err) {
-    throw new IndexFunctionError(name, key, err);
+    (failures ??= []).push(new IndexFunctionError(name, key, err));
+    return failures;
   }
+  for (const v of values) addKey(index, v, key);
+  return failures;
 }
 
 function addKey(index: Index, value: string, key: string): void {
@@ -323,6 +364,12 @@ function removeKey(index: Index, value: string, key: string): void {
   if (!keys) return;
   keys.delete(key);
   if (keys.size === 0) index.delete(value);
+}
+
+function removeKeyEverywhere(index: Index, key: string): void {
+  for (const [value, keys] of index) {
+    if (keys.delete(key) && keys.size === 0) index.delete(value);
+  }
 }
 
 /**
@@ -345,10 +392,12 @@ function removeKey(index: Index, value: string, key: string): void {
  *
  * @typeParam T the object type
  * @param indexers index functions by name (default none)
+ * @param opts `errorHandler`: told about index functions that throw
  * @returns an empty store
  */
 export function newThreadSafeStore<T>(
   indexers: Indexers<T> = {},
+  opts: ThreadSafeStoreOptions = {},
 ): ThreadSafeStore<T> {
-  return new ThreadSafeMap(indexers);
+  return new ThreadSafeMap(indexers, opts);
 }

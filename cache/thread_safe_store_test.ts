@@ -177,40 +177,97 @@ Deno.test("ThreadSafeStore.getIndexers() returns a copy", () => {
   assert.deepEqual(Object.keys(store.getIndexers()), ["idx"]);
 });
 
-Deno.test("ThreadSafeStore leaves everything unchanged when an index function throws", () => {
+// DESIGN.md: an index function that throws never makes an object vanish.
+Deno.test("ThreadSafeStore stores the object when an index function throws, absent from that index only", async (t) => {
   const boom = new Error("boom");
-  const store = newThreadSafeStore<string>({
-    ok: (s) => [s],
-    bad: (s) => {
-      if (s === "bad") throw boom;
+  const indexers = {
+    ok: (s: string) => [s],
+    bad: (s: string) => {
+      if (s.startsWith("bad")) throw boom;
       return [s];
     },
+  };
+  await t.step("without errorHandler the write is done, then throws", () => {
+    const store = newThreadSafeStore<string>(indexers);
+    store.add("k", "good");
+    assert.throws(() => store.update("k", "bad"), (err: unknown) => {
+      assert.ok(err instanceof IndexFunctionError);
+      assert.equal(err.cause, boom);
+      assert.equal(err.indexName, "bad");
+      assert.equal(err.key, "k");
+      assert.match(err.message, /Cannot compute index "bad" for key "k": boom/);
+      return true;
+    });
+    assert.equal(store.get("k"), "bad");
+    assert.deepEqual(store.indexKeys("ok", "bad"), ["k"]);
+    assert.deepEqual(store.listIndexFuncValues("ok"), ["bad"]);
+    assert.deepEqual(store.listIndexFuncValues("bad"), []); // "good" is gone too
+    assert.throws(
+      () => store.replace({ x: "bad-x", y: "fine" }, "1"),
+      IndexFunctionError,
+    );
+    assert.deepEqual(store.listKeys(), ["x", "y"]);
+    assert.deepEqual(store.listIndexFuncValues("ok").sort(), ["bad-x", "fine"]);
+    assert.deepEqual(store.listIndexFuncValues("bad"), ["fine"]);
+    assert.throws(
+      () => store.addIndexers({ worse: (s) => s === "fine" ? [s] : boomIt() }),
+      IndexFunctionError,
+    );
+    assert.deepEqual(Object.keys(store.getIndexers()).sort(), [
+      "bad",
+      "ok",
+      "worse",
+    ]);
+    assert.deepEqual(store.byIndex("worse", "fine"), ["fine"]);
+    store.delete("x"); // never throws
+    assert.deepEqual(store.listKeys(), ["y"]);
+    assert.deepEqual(store.listIndexFuncValues("ok"), ["fine"]);
   });
-  store.add("k", "good");
-  assert.throws(() => store.update("k", "bad"), (err: unknown) => {
-    assert.ok(err instanceof IndexFunctionError);
-    assert.equal(err.cause, boom);
-    assert.equal(err.indexName, "bad");
-    assert.equal(err.key, "k");
-    assert.match(err.message, /Cannot compute index "bad" for key "k": boom/);
-    return true;
-  });
-  assert.equal(store.get("k"), "good");
-  assert.deepEqual(store.indexKeys("ok", "good"), ["k"]);
-  assert.deepEqual(store.listIndexFuncValues("ok"), ["good"]);
-  assert.throws(() => store.replace({ x: "bad" }, "1"), IndexFunctionError);
-  assert.deepEqual(store.listKeys(), ["k"]);
-  assert.throws(
-    () =>
-      store.addIndexers({
-        worse: () => {
-          throw boom;
-        },
-      }),
-    IndexFunctionError,
+  await t.step(
+    "with errorHandler each failure is reported, nothing thrown",
+    () => {
+      const errors: IndexFunctionError[] = [];
+      const store = newThreadSafeStore<string>(indexers, {
+        errorHandler: (e) => void errors.push(e),
+      });
+      store.add("a", "bad-a");
+      store.add("b", "fine");
+      store.replace({ a: "bad-a", b: "fine", c: "bad-c" }, "2");
+      assert.deepEqual(errors.map((e) => `${e.indexName} ${e.key}`), [
+        "bad a",
+        "bad a",
+        "bad c",
+      ]);
+      assert.deepEqual(store.listKeys(), ["a", "b", "c"]);
+      assert.deepEqual(store.listIndexFuncValues("bad"), ["fine"]);
+      assert.deepEqual(store.byIndex("ok", "bad-c"), ["bad-c"]);
+    },
   );
-  assert.deepEqual(Object.keys(store.getIndexers()).sort(), ["bad", "ok"]);
 });
+
+Deno.test("ThreadSafeStore drops a key from an index whose function throws only on the old object", () => {
+  let broken = false;
+  const store = newThreadSafeStore<string>({
+    flaky: (s) => {
+      if (broken) throw new Error("flaky");
+      return [s];
+    },
+  }, { errorHandler: () => {} });
+  store.add("a", "v1");
+  store.add("b", "v1");
+  broken = true;
+  store.update("a", "v2"); // neither v1 nor v2 can be computed now
+  assert.deepEqual(store.indexKeys("flaky", "v1"), ["b"]);
+  store.delete("b");
+  assert.deepEqual(store.listIndexFuncValues("flaky"), []);
+  broken = false;
+  store.update("a", "v3");
+  assert.deepEqual(store.byIndex("flaky", "v3"), ["v3"]);
+});
+
+function boomIt(): never {
+  throw new Error("boom");
+}
 
 Deno.test("ThreadSafeStore.resync() changes nothing", () => {
   const store = newThreadSafeStore<string>({ idx: split });

@@ -60,4 +60,6 @@ Deno.addSignalListener("SIGINT", () => stop.abort());
 factory.start(stop.signal);
 await factory.waitForCacheSync(stop.signal);
 console.log("synced; watching ConfigMaps (Ctrl-C to stop)");
-await new Promise((resolve) => stop.signal.addEventListener("abort", resolve));
+// Until Ctrl-C; rejects (so the script exits 1) if an informer stops on a
+// fatal error, such as the mutation detector firing.
+await factory.stopped();
