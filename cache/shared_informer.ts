@@ -16,7 +16,22 @@ import { DeltaFIFO, type Deltas } from "./delta_fifo.ts";
 import type { Indexers } from "./index.ts";
 import type { Indexer, Store } from "./store.ts";
 import { Cache } from "./_cache.ts";
-import { SYNC_WATCH, type SyncedFunc, SyncNotifier } from "./_synced.ts";
+import { SyncNotifier } from "./_synced.ts";
+import type {
+  AddEventHandlerOptions,
+  ResourceEventHandlerRegistration,
+  SharedIndexInformerOptions,
+  WaitForCondition,
+} from "./_informer_options.ts";
+
+export type {
+  AddEventHandlerOptions,
+  ResourceEventHandlerRegistration,
+  SharedIndexInformerOptions,
+  WaitForCondition,
+} from "./_informer_options.ts";
+export { waitForCacheSync } from "./_synced.ts";
+import { matcher, ObjectWaiters } from "./_object_waiters.ts";
 import type { ReflectorHealth, WatchErrorHandler } from "./reflector.ts";
 import { Controller } from "./controller.ts";
 import type {
@@ -36,137 +51,6 @@ import {
   ProcessorListener,
   SharedProcessor,
 } from "./_processor.ts";
-
-/**
- * The handle of one `addEventHandler` call (client-go
- * `ResourceEventHandlerRegistration`): give it back to `removeEventHandler`,
- * or ask whether this handler has seen the whole initial list.
- */
-export interface ResourceEventHandlerRegistration {
-  /**
-   * True once the informer has synced and this handler has finished
-   * handling every add of the initial list (for a handler added after
-   * start: every object cached when it was added). Bound, so
-   * `waitForCacheSync(signal, registration.hasSynced)` works, and wakes as
-   * soon as it turns true.
-   */
-  hasSynced(): boolean;
-}
-
-/** Options of {@link SharedIndexInformer.addEventHandler}. */
-export interface AddEventHandlerOptions {
-  /**
-   * How often this handler wants every cached object again as an update
-   * (ms); 0 for never. Default: the informer's `resyncPeriod`. Raised to at
-   * least 1 s, and, once the informer runs, to its resync check period.
-   */
-  resyncPeriod?: number;
-}
-
-/**
- * Options of {@link newSharedIndexInformer} (client-go
- * `SharedIndexInformerOptions`).
- *
- * @typeParam T the object type
- */
-export interface SharedIndexInformerOptions<T extends KubeObject> {
-  /**
-   * Default resync period of handlers, and the informer's resync check
-   * period (ms). Default 0: no resyncs at all, for any handler.
-   */
-  resyncPeriod?: number;
-  /** Indexes of the cache, besides the key. */
-  indexers?: Indexers<T>;
-  /** Clock for every timer. Default: the real clock. */
-  clock?: Clock;
-  /** Called on each object before it is cached (e.g. to drop managedFields). */
-  transform?: (obj: T) => T;
-  /** Name of the informer, for logs, health and mutation errors. */
-  name?: string;
-  /** Page size of the Reflector's lists. */
-  pageSize?: number;
-  /** Stream the initial state with a watch-list request. Default false. */
-  useWatchList?: boolean;
-  /**
-   * Receives every error the informer reports except failed lists and
-   * watches (those go to the watch error handler): handler failures, index
-   * function failures, deltas that cannot be applied, and the fatal error
-   * an informer stops on (see {@link ErrorHandler}). Default: one line on
-   * `console.error` per error.
-   */
-  errorHandler?: ErrorHandler;
-  /**
-   * Check that handlers do not modify cached objects (see
-   * `mutation_detector.ts`). Default: `KUBECACHE_MUTATION_DETECTOR=true`.
-   * A mutation stops the informer: `errorHandler` gets the
-   * `CacheMutationError` (source `"fatal"`), {@link SharedIndexInformer.run}
-   * rejects with it and `hasSynced()` is false from then on.
-   */
-  detectMutations?: boolean;
-}
-
-/**
- * Resolve when every `hasSynced` function returns true (client-go
- * `cache.WaitForCacheSync`). Resolves `false` if the signal aborts first,
- * or if an informer whose `hasSynced` was passed stops before it synced
- * (a fatal error, or its own run signal), since it never will then.
- *
- * Event-driven for the functions informers hand out (`informer.hasSynced`,
- * `registration.hasSynced`, both bound): it resolves as soon as the last one
- * turns true, without polling, and at once when all already are. Any other
- * function is checked at once and then every 100 ms on the clock.
- *
- * The first argument is the signal, or `{ signal, clock }` to poll on a
- * given clock (a `FakeClock` in tests).
- *
- * @param signal stops waiting (the result is then `false`)
- * @param hasSynced the conditions, e.g. `informer.hasSynced` (bound) or
- *   `registration.hasSynced`
- * @returns whether all synced before the signal aborted
- *
- * @example
- * ```ts
- * import { waitForCacheSync } from "@kubecache/core";
- * import assert from "node:assert/strict";
- * const ac = new AbortController();
- * assert.equal(await waitForCacheSync(ac.signal, () => true), true);
- * ac.abort();
- * assert.equal(await waitForCacheSync(ac.signal, () => false), false);
- * ```
- */
-export async function waitForCacheSync(
-  signal: AbortSignal | { signal: AbortSignal; clock?: Clock },
-  ...hasSynced: (() => boolean)[]
-): Promise<boolean> {
-  const opts = signal instanceof AbortSignal ? { signal } : signal;
-  const clock = opts.clock ?? realClock;
-  const watches = hasSynced.map((fn) => (fn as SyncedFunc)[SYNC_WATCH]);
-  const poll = watches.includes(undefined);
-  for (;;) {
-    if (hasSynced.every((synced) => synced())) return true;
-    if (opts.signal.aborted) return false;
-    if (watches.some((w, i) => w?.stopped() && !hasSynced[i]())) return false;
-    // Wait for a possible change, the abort, or the next poll.
-    const woken = Promise.withResolvers<void>();
-    const wake = () => woken.resolve();
-    const unsubscribe = watches.map((w) => w?.subscribe(wake));
-    opts.signal.addEventListener("abort", wake, { once: true });
-    const timer = poll ? new AbortController() : undefined;
-    if (timer) {
-      clock.sleep(SYNCED_POLL_PERIOD_MS, timer.signal).then(wake, () => {});
-    }
-    try {
-      await woken.promise;
-    } finally {
-      for (const u of unsubscribe) u?.();
-      opts.signal.removeEventListener("abort", wake);
-      timer?.abort();
-    }
-  }
-}
-
-/** client-go `syncedPollPeriod`: how often {@link waitForCacheSync} checks (ms). */
-const SYNCED_POLL_PERIOD_MS = 100;
 
 /**
  * How long a stopping informer waits for handler calls in flight before
@@ -249,15 +133,14 @@ export function newSharedIndexInformer<T extends KubeObject>(
  * resync period 0, and to none before the first tick.
  *
  * Waiting: `waitForCacheSync(signal, informer.hasSynced)` resolves once the
- * first full list is in the cache (`hasSynced` is bound, so it can be passed
- * as is, like client-go's `cache.WaitForCacheSync(stop, informer.HasSynced)`;
- * `() => informer.hasSynced()` works too). A registration's `hasSynced`
- * also waits until that handler got the initial list. Neither says anything
- * about a write you made yourself: the cache catches up only when the watch
- * delivers it. To wait until the informer has seen your own write, resolve a
- * promise from a handler when the object (by key, or at least the
- * `resourceVersion` the server returned) arrives, as below, or poll the
- * lister (`getStore().getByKey(key)`) on a clock until it shows that version.
+ * first full list is in the cache, as soon as it is (no polling for the
+ * functions informers hand out; `hasSynced` is bound, so it can be passed as
+ * is, like client-go's `cache.WaitForCacheSync(stop, informer.HasSynced)`).
+ * A registration's `hasSynced` also waits until that handler got the
+ * initial list. Neither says anything about a write you made yourself: the
+ * cache catches up only when the watch delivers it. To wait for that, use
+ * {@link SharedIndexInformer.waitFor} with the key and the
+ * `resourceVersion` the server returned (or a predicate).
  *
  * @example Wait for the initial list, then for your own write
  * ```ts
@@ -266,20 +149,17 @@ export function newSharedIndexInformer<T extends KubeObject>(
  * import assert from "node:assert/strict";
  * const source = new FakeControllerSource();
  * const informer = newSharedIndexInformer(source);
- * const seen = Promise.withResolvers<void>();
- * informer.addEventHandler({
- *   onAdd: (obj) => {
- *     if (obj.metadata.name === "mine") seen.resolve();
- *   },
- * });
  * const ac = new AbortController();
  * const running = informer.run(ac.signal);
  * assert.equal(await waitForCacheSync(ac.signal, informer.hasSynced), true);
- * source.add({ metadata: { namespace: "default", name: "mine" } }); // "the write"
+ * const written = source.add({ metadata: { namespace: "default", name: "mine" } });
  * // The watch delivers it asynchronously: not in the cache yet.
  * assert.equal(informer.getStore().getByKey("default/mine"), undefined);
- * await seen.promise;
- * assert.ok(informer.getStore().getByKey("default/mine"));
+ * const cached = await informer.waitFor({
+ *   key: "default/mine",
+ *   resourceVersion: written.metadata.resourceVersion,
+ * });
+ * assert.equal(informer.getStore().getByKey("default/mine"), cached);
  * ac.abort();
  * await running;
  * ```
@@ -313,6 +193,8 @@ export class SharedIndexInformer<T extends KubeObject>
   // wakes waitForCacheSync when hasSynced may have changed
   #syncNotifier = new SyncNotifier(() => this.#stopped);
   #syncCheckQueued = false;
+  #objectWaiters = new ObjectWaiters<T>();
+  #fatalError: unknown;
   // aborted by [Symbol.asyncDispose]
   #disposer = new AbortController();
 
@@ -486,6 +368,94 @@ export class SharedIndexInformer<T extends KubeObject>
     return this.#controller?.lastSyncResourceVersion() ?? "";
   }
 
+  /**
+   * Wait until the cache holds an object matching `condition`, and resolve
+   * with it: the usual way to wait until the informer has seen your own
+   * write. Event-driven: the informer tests each object it caches against
+   * the waits pending (no polling, no cost when nobody waits). An object
+   * cached already resolves at once.
+   *
+   * `condition` is either a predicate on the cached object, or
+   * `{ key, resourceVersion? }`: the object under `key` (`"ns/name"`, or
+   * `"name"` for cluster-scoped objects) at that resourceVersion or newer
+   * (resourceVersions are compared as numbers when both are decimal
+   * integers, as every apiserver's are, since a relist may skip versions;
+   * else they must be equal). Without `resourceVersion`, any version.
+   * A delete never satisfies a wait.
+   *
+   * @param condition a predicate, or `{ key, resourceVersion? }`
+   * @param opts `signal` cancels the wait
+   * @returns the cached object (shared: do not modify it)
+   * @throws {TypeError} when `condition` is neither
+   * @throws {unknown} (rejection) `signal.reason` when the signal aborts
+   * @throws {Error} (rejection) when the informer stops first (`cause`: its
+   *   fatal error, if any)
+   *
+   * @example Wait for your own write to reach the cache
+   * ```ts
+   * import {
+   *   type ConfigMap,
+   *   ConfigMaps,
+   *   KubeClient,
+   *   KubeConfig,
+   *   listWatch,
+   *   newSharedIndexInformer,
+   * } from "@kubecache/core";
+   * import { FakeApiServer } from "@kubecache/core/testing";
+   * import assert from "node:assert/strict";
+   * await using server = await FakeApiServer.start();
+   * await using client = new KubeClient(
+   *   KubeConfig.fromOptions({ server: server.url }),
+   * );
+   * const informer = newSharedIndexInformer<ConfigMap>(
+   *   listWatch(client, ConfigMaps),
+   * );
+   * const stop = new AbortController();
+   * const running = informer.run(stop.signal);
+   *
+   * const created = await client.create(ConfigMaps, {
+   *   metadata: { namespace: "default", name: "app" },
+   *   data: { color: "blue" },
+   * });
+   * const cached = await informer.waitFor(
+   *   { key: "default/app", resourceVersion: created.metadata.resourceVersion },
+   *   { signal: stop.signal },
+   * );
+   * assert.equal(cached.data?.color, "blue");
+   * // A predicate works too, e.g. for a name generated by the server.
+   * const blue = await informer.waitFor((cm) => cm.data?.color === "blue");
+   * assert.equal(blue, cached);
+   * stop.abort();
+   * await running;
+   * ```
+   */
+  waitFor(
+    condition: WaitForCondition<T>,
+    opts: { signal?: AbortSignal } = {},
+  ): Promise<Readonly<T>> {
+    const matches = matcher(condition);
+    if (this.#stopped) return Promise.reject(this.#stoppedError());
+    return this.#objectWaiters.wait(matches, () => {
+      if (typeof condition !== "function") {
+        const obj = this.#indexer.getByKey(condition.key);
+        return obj !== undefined && matches(condition.key, obj)
+          ? obj
+          : undefined;
+      }
+      for (const key of this.#indexer.listKeys()) {
+        const obj = this.#indexer.getByKey(key)!;
+        if (matches(key, obj)) return obj;
+      }
+    }, opts.signal);
+  }
+
+  #stoppedError(): Error {
+    return new Error(
+      `Cannot wait for object: informer "${this.#name}" has stopped`,
+      this.#failed ? { cause: this.#fatalError } : undefined,
+    );
+  }
+
   /** Whether the informer has stopped; a stopped informer never restarts. */
   isStopped(): boolean {
     return this.#stopped;
@@ -513,7 +483,10 @@ export class SharedIndexInformer<T extends KubeObject>
   /** Stop (as if the run signal aborted) and wait until stopped. */
   async [Symbol.asyncDispose](): Promise<void> {
     this.#disposer.abort();
-    if (!this.#running) this.#stopped = true;
+    if (!this.#running) {
+      this.#stopped = true;
+      this.#objectWaiters.rejectAll(this.#stoppedError());
+    }
     this.#syncNotifier.notify();
     await this.#running?.catch(() => {});
   }
@@ -546,6 +519,7 @@ export class SharedIndexInformer<T extends KubeObject>
     const fail = (error: unknown) => {
       if (fatal) return;
       fatal = { error };
+      this.#fatalError = error;
       this.#failed = true; // hasSynced() turns false at once
       this.#syncNotifier.notify();
       done.abort();
@@ -559,6 +533,9 @@ export class SharedIndexInformer<T extends KubeObject>
     } finally {
       this.#stopped = true; // no new handlers from here on
       this.#syncNotifier.notify();
+      if (this.#objectWaiters.size > 0) {
+        this.#objectWaiters.rejectAll(this.#stoppedError());
+      }
       done.abort();
       await this.#stopProcessor();
       await detecting;
@@ -606,6 +583,10 @@ export class SharedIndexInformer<T extends KubeObject>
     }
   }
 
+  #checkWaiters(obj: T): void {
+    this.#objectWaiters.check(this.#indexer.keyOf(obj), obj);
+  }
+
   #forgetIndexFailures(obj: T | DeletedFinalStateUnknown<T>): void {
     const key = this.#indexer.keyOf(obj);
     for (const name of Object.keys(this.#indexer.getIndexers())) {
@@ -641,6 +622,7 @@ export class SharedIndexInformer<T extends KubeObject>
     onAdd: (obj, isInInitialList) => {
       this.#detector.addObject(obj);
       this.#processor.distribute({ type: "add", obj, isInInitialList }, false);
+      if (this.#objectWaiters.size > 0) this.#checkWaiters(obj);
     },
     onUpdate: (oldObj, newObj) => {
       // Same resourceVersion: a resync (or an object unchanged in a
@@ -649,6 +631,7 @@ export class SharedIndexInformer<T extends KubeObject>
         newObj.metadata?.resourceVersion;
       this.#detector.addObject(newObj);
       this.#processor.distribute({ type: "update", oldObj, newObj }, isSync);
+      if (this.#objectWaiters.size > 0) this.#checkWaiters(newObj);
     },
     onDelete: (obj: T | DeletedFinalStateUnknown<T>) => {
       if (this.#indexFailures.size > 0) this.#forgetIndexFailures(obj);

