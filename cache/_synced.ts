@@ -4,6 +4,7 @@
 // informer (its bound `hasSynced`, a registration's `hasSynced`) carries a
 // SyncWatch under the SYNC_WATCH symbol; plain functions are still polled.
 
+import { checkClock, checkFunction, show } from "./_validate.ts";
 import { type Clock, realClock } from "../api/clock.ts";
 
 /** Where a watchable `hasSynced` function keeps its {@link SyncWatch}. */
@@ -73,6 +74,8 @@ export class SyncNotifier implements SyncWatch {
  * @param hasSynced the conditions, e.g. `informer.hasSynced` (bound) or
  *   `registration.hasSynced`
  * @returns whether all synced before the signal aborted
+ * @throws {TypeError} (as a rejection) when `signal` is neither an
+ *   AbortSignal nor `{ signal, clock? }`, or a condition is not a function
  *
  * @example
  * ```ts
@@ -88,6 +91,18 @@ export async function waitForCacheSync(
   signal: AbortSignal | { signal: AbortSignal; clock?: Clock },
   ...hasSynced: (() => boolean)[]
 ): Promise<boolean> {
+  const call = "waitForCacheSync";
+  if (!(signal instanceof AbortSignal)) {
+    if (!(signal?.signal instanceof AbortSignal)) {
+      throw new TypeError(
+        `${call}: signal must be an AbortSignal or { signal, clock? }, got ${
+          show(signal)
+        }`,
+      );
+    }
+    checkClock(call, "clock", signal.clock);
+  }
+  hasSynced.forEach((f, i) => checkFunction(call, `hasSynced[${i}]`, f));
   const opts = signal instanceof AbortSignal ? { signal } : signal;
   const clock = opts.clock ?? realClock;
   const watches = hasSynced.map((fn) => (fn as SyncedFunc)[SYNC_WATCH]);

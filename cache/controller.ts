@@ -8,6 +8,14 @@
  * @module
  */
 
+import {
+  checkClock,
+  checkDuration,
+  checkIndexers,
+  checkMethods,
+  checkOptions,
+  show,
+} from "./_validate.ts";
 import { type Clock, realClock } from "../api/clock.ts";
 import {
   DeletedFinalStateUnknown,
@@ -269,6 +277,9 @@ export interface InformerOptions<T extends KubeObject> {
  * @param handler what to tell about changes
  * @param opts resync period, transform, clock
  * @returns the store and the controller that fills it
+ * @throws {TypeError} when `lw` is not a ListerWatcher, `handler` not an
+ *   object or an option has the wrong type
+ * @throws {RangeError} when `opts.resyncPeriod` is negative
  *
  * @example
  * ```ts
@@ -294,6 +305,7 @@ export function newInformer<T extends KubeObject>(
   handler: ResourceEventHandler<T>,
   opts: InformerOptions<T> = {},
 ): { store: Store<T>; controller: Controller<T> } {
+  checkInformerArgs("newInformer", lw, handler, opts);
   const store = new Cache<T>(deletionHandlingMetaNamespaceKeyFunc, {});
   return { store, controller: informerController(lw, handler, store, opts) };
 }
@@ -307,12 +319,17 @@ export function newInformer<T extends KubeObject>(
  * @param handler what to tell about changes
  * @param opts indexers, resync period, transform, clock
  * @returns the indexer and the controller that fills it
+ * @throws {TypeError} when `lw` is not a ListerWatcher, `handler` not an
+ *   object or an option has the wrong type
+ * @throws {RangeError} when `opts.resyncPeriod` is negative
  */
 export function newIndexerInformer<T extends KubeObject>(
   lw: ListerWatcher<T>,
   handler: ResourceEventHandler<T>,
   opts: InformerOptions<T> & { indexers?: Indexers<T> } = {},
 ): { indexer: Indexer<T>; controller: Controller<T> } {
+  checkInformerArgs("newIndexerInformer", lw, handler, opts);
+  checkIndexers("newIndexerInformer", "opts.indexers", opts.indexers);
   const errorHandler = opts.errorHandler ?? defaultErrorHandler;
   const context: InformerErrorContext = {
     informer: opts.name ?? "informer",
@@ -327,6 +344,27 @@ export function newIndexerInformer<T extends KubeObject>(
     indexer,
     controller: informerController(lw, handler, indexer, opts),
   };
+}
+
+/** The checks of {@link newInformer} and {@link newIndexerInformer}. */
+function checkInformerArgs(
+  call: string,
+  lw: unknown,
+  handler: unknown,
+  opts: unknown,
+): void {
+  checkMethods(call, "lw", lw, "a ListerWatcher", ["list", "watch"]);
+  if (typeof handler !== "object" || handler === null) {
+    throw new TypeError(
+      `${call}: handler must be an object with onAdd, onUpdate or onDelete, got ${
+        show(handler)
+      }`,
+    );
+  }
+  checkOptions(call, "opts", opts);
+  const o = (opts ?? {}) as Record<string, unknown>;
+  checkDuration(call, "opts.resyncPeriod", o.resyncPeriod);
+  checkClock(call, "opts.clock", o.clock);
 }
 
 function informerController<T extends KubeObject>(

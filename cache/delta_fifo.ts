@@ -5,6 +5,7 @@
  * @module
  */
 
+import { checkFunction, checkMethods, checkOptions } from "./_validate.ts";
 import {
   DeletedFinalStateUnknown,
   KeyError,
@@ -217,8 +218,20 @@ export class DeltaFIFO<T> implements Queue<T, Deltas<T>> {
   /**
    * Create an empty DeltaFIFO (client-go `NewDeltaFIFOWithOptions`).
    * @param opts see {@link DeltaFIFOOptions}
+   * @throws {TypeError} when an option has the wrong type
    */
   constructor(opts: DeltaFIFOOptions<T> = {}) {
+    const call = "new DeltaFIFO";
+    checkOptions(call, "opts", opts);
+    for (const k of ["keyFunction", "transformer"] as const) {
+      if (opts[k] !== undefined) checkFunction(call, `opts.${k}`, opts[k]);
+    }
+    if (opts.knownObjects !== undefined) {
+      checkMethods(call, "opts.knownObjects", opts.knownObjects, "a store", [
+        "listKeys",
+        "getByKey",
+      ]);
+    }
     this.#keyFunc = opts.keyFunction ?? metaNamespaceKeyFunc;
     this.#knownObjects = opts.knownObjects;
     this.#emitDeltaTypeReplaced = opts.emitDeltaTypeReplaced ?? false;

@@ -8,6 +8,13 @@
  * @module
  */
 
+import {
+  checkClock,
+  checkFunction,
+  checkMethods,
+  checkOptions,
+  show,
+} from "./_validate.ts";
 import { type Clock, realClock } from "../api/clock.ts";
 import type { KeyFunc } from "./keys.ts";
 import { computeKey, type Store } from "./store.ts";
@@ -74,8 +81,18 @@ export class TTLPolicy implements ExpirationPolicy {
    * @param ttlMs time to live in milliseconds; 0 means entries never expire
    * @param options the clock to read
    * @throws {RangeError} when `ttlMs` is negative or NaN
+   * @throws {TypeError} when `ttlMs` is not a number or `options.clock` not a Clock
    */
   constructor(ttlMs: number, options: ExpirationOptions = {}) {
+    if (typeof ttlMs !== "number") {
+      throw new TypeError(
+        `new TTLPolicy: ttlMs must be a number of milliseconds, got ${
+          show(ttlMs)
+        }`,
+      );
+    }
+    checkOptions("new TTLPolicy", "options", options);
+    checkClock("new TTLPolicy", "options.clock", options.clock);
     if (!(ttlMs >= 0)) {
       throw new RangeError(
         `Cannot create TTL policy: ttl must be a non-negative number of milliseconds, got ${ttlMs}`,
@@ -182,12 +199,18 @@ class ExpirationCache<T> implements Store<T> {
  * @param policy decides which entries have expired
  * @param options the clock that stamps entries
  * @returns an empty store
+ * @throws {TypeError} when `keyFunc`, `policy` or `options.clock` has the wrong type
  */
 export function newExpirationStore<T>(
   keyFunc: KeyFunc,
   policy: ExpirationPolicy,
   options: ExpirationOptions = {},
 ): Store<T> {
+  const call = "newExpirationStore";
+  checkFunction(call, "keyFunc", keyFunc);
+  checkMethods(call, "policy", policy, "an ExpirationPolicy", ["isExpired"]);
+  checkOptions(call, "options", options);
+  checkClock(call, "options.clock", options.clock);
   return new ExpirationCache<T>(keyFunc, policy, options.clock ?? realClock);
 }
 
@@ -214,12 +237,14 @@ export function newExpirationStore<T>(
  * @param options the clock for stamping and expiring
  * @returns an empty store
  * @throws {RangeError} when `ttlMs` is negative or NaN
+ * @throws {TypeError} when `keyFunc` is not a function or `ttlMs` not a number
  */
 export function newTTLStore<T>(
   keyFunc: KeyFunc,
   ttlMs: number,
   options: ExpirationOptions = {},
 ): Store<T> {
+  checkFunction("newTTLStore", "keyFunc", keyFunc);
   return newExpirationStore<T>(
     keyFunc,
     new TTLPolicy(ttlMs, options),

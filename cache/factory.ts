@@ -6,6 +6,15 @@
  * @module
  */
 
+import {
+  checkClock,
+  checkDuration,
+  checkMethods,
+  checkOptionalString,
+  checkOptions,
+  checkResourceType,
+  checkSignal,
+} from "./_validate.ts";
 import { type Clock, realClock } from "../api/clock.ts";
 import { metaNamespaceIndexFunc, NAMESPACE_INDEX } from "./index.ts";
 import type { Indexers } from "./index.ts";
@@ -138,13 +147,16 @@ export class SharedInformerFactory implements AsyncDisposable {
    * @param client lists and watches (a `KubeClient`, or any {@link ResourceClient})
    * @param opts defaults for every informer
    * @throws {RangeError} when `resyncPeriod` is negative
+   * @throws {TypeError} when `client` has no `list`/`watch` methods, or an
+   * option has the wrong type
    */
   constructor(client: ResourceClient, opts: SharedInformerFactoryOptions = {}) {
-    if (opts.resyncPeriod !== undefined && !(opts.resyncPeriod >= 0)) {
-      throw new RangeError(
-        `Cannot create informer factory: resyncPeriod must be >= 0 ms, got ${opts.resyncPeriod}`,
-      );
-    }
+    const call = "new SharedInformerFactory";
+    checkMethods(call, "client", client, "a KubeClient", ["list", "watch"]);
+    checkOptions(call, "opts", opts);
+    checkClock(call, "opts.clock", opts.clock);
+    checkOptionalString(call, "opts.namespace", opts.namespace);
+    checkDuration(call, "opts.resyncPeriod", opts.resyncPeriod);
     this.#client = client;
     this.#opts = opts;
     this.#clock = opts.clock ?? realClock;
@@ -156,6 +168,8 @@ export class SharedInformerFactory implements AsyncDisposable {
    *
    * @typeParam T the object type
    * @param type the resource type
+   * @throws {TypeError} when `type` is not a ResourceType (a name such as
+   * `"configmaps"` is not: pass the descriptor, `ConfigMaps`)
    * @param opts namespace and selectors (part of the identity), resync, indexers
    * @returns the same informer for the same type and options
    */
@@ -163,6 +177,8 @@ export class SharedInformerFactory implements AsyncDisposable {
     type: ResourceType<T>,
     opts: InformerForOptions<T> = {},
   ): SharedIndexInformer<T> {
+    checkResourceType("SharedInformerFactory.informerFor", "type", type);
+    checkOptions("SharedInformerFactory.informerFor", "opts", opts);
     const namespace = opts.namespace ?? this.#opts.namespace ?? "";
     const key = JSON.stringify([
       type.group,
@@ -218,6 +234,7 @@ export class SharedInformerFactory implements AsyncDisposable {
     type: ResourceType<T>,
     opts: InformerForOptions<T> = {},
   ): GenericLister<T> {
+    checkResourceType("SharedInformerFactory.lister", "type", type);
     return newGenericLister(this.informerFor(type, opts).getIndexer());
   }
 
@@ -227,8 +244,10 @@ export class SharedInformerFactory implements AsyncDisposable {
    * once shutting down.
    *
    * @param signal stops the informers started by this call
+   * @throws {TypeError} when `signal` is not an AbortSignal
    */
   start(signal: AbortSignal): void {
+    checkSignal("SharedInformerFactory.start", "signal", signal);
     if (this.#shuttingDown) return;
     const stop = AbortSignal.any([signal, this.#shutdown.signal]);
     for (const entry of this.#entries.values()) {
@@ -282,11 +301,13 @@ export class SharedInformerFactory implements AsyncDisposable {
    * when `signal` aborted first.
    *
    * @param signal stops waiting
+   * @throws {TypeError} (as a rejection) when `signal` is not an AbortSignal
    * @returns the sync result per resource type
    */
   async waitForCacheSync(
     signal: AbortSignal,
   ): Promise<Map<ResourceType, boolean>> {
+    checkSignal("SharedInformerFactory.waitForCacheSync", "signal", signal);
     const started = [...this.#entries.values()].filter((e) => e.running);
     const results = await Promise.all(
       started.map((e) =>

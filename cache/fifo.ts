@@ -6,6 +6,7 @@
  * @module
  */
 
+import { checkFunction } from "./_validate.ts";
 import type { DeletedFinalStateUnknown, KeyFunc } from "./keys.ts";
 import {
   KeyRing,
@@ -176,8 +177,10 @@ export class FIFO<T> implements Queue<T> {
    * Create an empty FIFO (client-go `NewFIFO`).
    * @param keyFunc computes each object's key; what it throws is rethrown
    * as a {@link KeyError}
+   * @throws {TypeError} when `keyFunc` is not a function
    */
   constructor(keyFunc: KeyFunc) {
+    checkFunction("new FIFO", "keyFunc", keyFunc);
     this.#keyFunc = keyFunc;
   }
 

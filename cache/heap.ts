@@ -4,6 +4,7 @@
  * @module
  */
 
+import { checkFunction } from "./_validate.ts";
 import type { KeyFunc } from "./keys.ts";
 import { FIFOClosedError } from "./fifo.ts";
 import { Wakeup } from "./_queue.ts";
@@ -63,8 +64,11 @@ export class Heap<T> {
    * @param keyFunc computes each object's key; what it throws is rethrown
    * as a {@link KeyError}
    * @param lessFunc whether `a` must pop before `b`
+   * @throws {TypeError} when `keyFunc` or `lessFunc` is not a function
    */
   constructor(keyFunc: KeyFunc, lessFunc: (a: T, b: T) => boolean) {
+    checkFunction("new Heap", "keyFunc", keyFunc);
+    checkFunction("new Heap", "lessFunc", lessFunc);
     this.#keyFunc = keyFunc;
     this.#lessFunc = lessFunc;
   }

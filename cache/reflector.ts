@@ -6,6 +6,14 @@
  * @module
  */
 
+import {
+  checkClock,
+  checkDuration,
+  checkMethods,
+  checkOptions,
+  checkSignal,
+  show,
+} from "./_validate.ts";
 import { Backoff } from "../api/backoff.ts";
 import {
   isBadRequest,
@@ -201,18 +209,32 @@ export class Reflector<T extends KubeObject = KubeObject>
    * @param store where they are mirrored (a `DeltaFIFO` or any `Store`)
    * @param opts name, resync, paging, clock, backoff, error and status listeners, expected type, watch-list
    * @throws {RangeError} when `resyncPeriod` or `pageSize` is negative or not a number
+   * @throws {TypeError} when `lw` or `store` lacks a method, or an option has the wrong type
    */
   constructor(
     lw: ListerWatcher<T>,
     store: ReflectorStore<T>,
     opts: ReflectorOptions = {},
   ) {
-    for (const k of ["resyncPeriod", "pageSize"] as const) {
-      const v = opts[k];
-      if (v !== undefined && !(v >= 0)) {
-        throw new RangeError(`Reflector option ${k} must be >= 0: got ${v}`);
-      }
+    const call = "new Reflector";
+    checkMethods(call, "lw", lw, "a ListerWatcher", ["list", "watch"]);
+    checkMethods(call, "store", store, "a store such as a DeltaFIFO", [
+      "add",
+      "update",
+      "delete",
+      "replace",
+      "resync",
+    ]);
+    checkOptions(call, "opts", opts);
+    checkDuration(call, "opts.resyncPeriod", opts.resyncPeriod);
+    if (opts.pageSize !== undefined && !(opts.pageSize >= 0)) {
+      throw new RangeError(
+        `${call}: opts.pageSize must be a number >= 0, got ${
+          show(opts.pageSize)
+        }`,
+      );
     }
+    checkClock(call, "opts.clock", opts.clock);
     this.#lw = lw;
     this.#store = store;
     this.name = opts.name ?? lw.description ?? "reflector";
@@ -275,6 +297,13 @@ export class Reflector<T extends KubeObject = KubeObject>
    * @returns resolves when stopped; never rejects
    */
   run(signal?: AbortSignal): Promise<void> {
+    if (signal !== undefined && !(signal instanceof AbortSignal)) {
+      return Promise.reject(
+        new TypeError(
+          `Reflector.run: signal must be an AbortSignal, got ${show(signal)}`,
+        ),
+      );
+    }
     if (this.#running) return this.#running;
     const stop = signal
       ? AbortSignal.any([signal, this.#disposer.signal])
@@ -300,6 +329,7 @@ export class Reflector<T extends KubeObject = KubeObject>
    * @throws the failure that ended the cycle (e.g. a `StatusError`)
    */
   async listAndWatch(signal: AbortSignal): Promise<void> {
+    checkSignal("Reflector.listAndWatch", "signal", signal);
     const s = this.#state;
     if (s.type !== "Empty") {
       this.#state = { type: "Empty", rv: s.rv, quorum: false, listOnly: false };

@@ -7,6 +7,15 @@
  * @module
  */
 
+import {
+  checkClock,
+  checkDuration,
+  checkFunction,
+  checkMethods,
+  checkOptions,
+  checkSignal,
+  show,
+} from "./_validate.ts";
 import { type Clock, realClock } from "../api/clock.ts";
 import { deletionHandlingMetaNamespaceKeyFunc } from "./keys.ts";
 import type { DeletedFinalStateUnknown } from "./keys.ts";
@@ -72,6 +81,9 @@ const HANDLER_STOP_GRACE_MS = 1_000;
  * @param lw where objects come from
  * @param opts resync period, indexers, clock, transform
  * @returns an informer, not yet running
+ * @throws {TypeError} when `lw` is not a ListerWatcher or an option has
+ *   the wrong type
+ * @throws {RangeError} when `opts.resyncPeriod` is negative
  *
  * @example Watch a fake source
  * ```ts
@@ -95,6 +107,7 @@ export function newSharedIndexInformer<T extends KubeObject>(
   lw: ListerWatcher<T>,
   opts: SharedIndexInformerOptions<T> = {},
 ): SharedIndexInformer<T> {
+  checkInformerArgs("newSharedIndexInformer", lw, opts);
   return new SharedIndexInformer(lw, opts);
 }
 
@@ -207,12 +220,8 @@ export class SharedIndexInformer<T extends KubeObject>
     lw: ListerWatcher<T>,
     opts: SharedIndexInformerOptions<T> = {},
   ) {
+    checkInformerArgs("new SharedIndexInformer", lw, opts);
     const resync = opts.resyncPeriod ?? 0;
-    if (!(resync >= 0)) {
-      throw new RangeError(
-        `Cannot create informer: resyncPeriod must be >= 0 ms, got ${resync}`,
-      );
-    }
     this.#lw = lw;
     this.#opts = opts;
     this.#clock = opts.clock ?? realClock;
@@ -246,11 +255,22 @@ export class SharedIndexInformer<T extends KubeObject>
    * @param opts this handler's resync period
    * @returns the registration, for `removeEventHandler` and `hasSynced`
    * @throws {Error} when the informer has stopped
+   * @throws {TypeError} when `handler` is not an object
    */
   addEventHandler(
     handler: ResourceEventHandler<T>,
     opts: AddEventHandlerOptions = {},
   ): ResourceEventHandlerRegistration {
+    const call = "SharedIndexInformer.addEventHandler";
+    if (typeof handler !== "object" || handler === null) {
+      throw new TypeError(
+        `${call}: handler must be an object with onAdd, onUpdate or onDelete, got ${
+          show(handler)
+        }`,
+      );
+    }
+    checkOptions(call, "opts", opts);
+    checkDuration(call, "opts.resyncPeriod", opts.resyncPeriod);
     if (this.#stopped) {
       throw new Error(
         "Cannot add event handler: the informer has stopped already",
@@ -345,8 +365,14 @@ export class SharedIndexInformer<T extends KubeObject>
    * @returns a promise settling when everything has stopped
    * @throws {CacheMutationError} (rejection) when mutation detection is on
    *   and a cached object was modified
+   * @throws {TypeError} (rejection) when `signal` is not an AbortSignal
    */
   run(signal: AbortSignal): Promise<void> {
+    try {
+      checkSignal("SharedIndexInformer.run", "signal", signal);
+    } catch (err) {
+      return Promise.reject(err);
+    }
     if (this.#running) return this.#running;
     if (this.#stopped) return Promise.resolve();
     this.#running = this.#run(signal);
@@ -655,5 +681,18 @@ class InformerQueue<T extends KubeObject> extends DeltaFIFO<T> {
   override replace(list: T[], resourceVersion: string): void {
     super.replace(list, resourceVersion);
     this.#onReplace();
+  }
+}
+
+/** The checks of {@link newSharedIndexInformer} and the constructor. */
+function checkInformerArgs(call: string, lw: unknown, opts: unknown): void {
+  checkMethods(call, "lw", lw, "a ListerWatcher", ["list", "watch"]);
+  checkOptions(call, "opts", opts);
+  const o = (opts ?? {}) as Record<string, unknown>;
+  checkDuration(call, "opts.resyncPeriod", o.resyncPeriod);
+  checkClock(call, "opts.clock", o.clock);
+  checkOptions(call, "opts.indexers", o.indexers);
+  if (o.transform !== undefined) {
+    checkFunction(call, "opts.transform", o.transform);
   }
 }

@@ -6,6 +6,7 @@
  * @module
  */
 
+import { checkFunction, checkIndexers } from "./_validate.ts";
 import type { KeyFunc } from "./keys.ts";
 import type { Indexers } from "./index.ts";
 import { Cache } from "./_cache.ts";
@@ -110,8 +111,10 @@ export interface Indexer<T> extends Store<T> {
  * @typeParam T the object type
  * @param keyFunc computes each object's key, e.g. `metaNamespaceKeyFunc`
  * @returns an empty store
+ * @throws {TypeError} when `keyFunc` is not a function
  */
 export function newStore<T>(keyFunc: KeyFunc): Store<T> {
+  checkFunction("newStore", "keyFunc", keyFunc);
   return new Cache<T>(keyFunc, {});
 }
 
@@ -142,10 +145,13 @@ export function newStore<T>(keyFunc: KeyFunc): Store<T> {
  * @param keyFunc computes each object's key, e.g. `metaNamespaceKeyFunc`
  * @param indexers index functions by name
  * @returns an empty indexer
+ * @throws {TypeError} when `keyFunc` or an index function is not a function
  */
 export function newIndexer<T>(
   keyFunc: KeyFunc,
   indexers: Indexers<T>,
 ): Indexer<T> {
+  checkFunction("newIndexer", "keyFunc", keyFunc);
+  checkIndexers("newIndexer", "indexers", indexers);
   return new Cache<T>(keyFunc, indexers);
 }

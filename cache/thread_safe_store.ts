@@ -11,6 +11,7 @@
  * @module
  */
 
+import { checkIndexers } from "./_validate.ts";
 import type { Indexers, IndexFunc } from "./index.ts";
 
 /**
@@ -394,10 +395,12 @@ function removeKeyEverywhere(index: Index, key: string): void {
  * @param indexers index functions by name (default none)
  * @param opts `errorHandler`: told about index functions that throw
  * @returns an empty store
+ * @throws {TypeError} when an index function is not a function
  */
 export function newThreadSafeStore<T>(
   indexers: Indexers<T> = {},
   opts: ThreadSafeStoreOptions = {},
 ): ThreadSafeStore<T> {
+  checkIndexers("newThreadSafeStore", "indexers", indexers);
   return new ThreadSafeMap(indexers, opts);
 }

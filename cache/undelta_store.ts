@@ -6,6 +6,7 @@
  * @module
  */
 
+import { checkFunction } from "./_validate.ts";
 import type { KeyFunc } from "./keys.ts";
 import { newStore, type Store } from "./store.ts";
 
@@ -37,11 +38,14 @@ import { newStore, type Store } from "./store.ts";
  * @param push receives every object after each change
  * @param keyFunc computes each object's key
  * @returns a store that pushes its state
+ * @throws {TypeError} when `push` or `keyFunc` is not a function
  */
 export function newUndeltaStore<T>(
   push: (all: T[]) => void,
   keyFunc: KeyFunc,
 ): Store<T> {
+  checkFunction("newUndeltaStore", "push", push);
+  checkFunction("newUndeltaStore", "keyFunc", keyFunc);
   const store = newStore<T>(keyFunc);
   return {
     add(obj: T): void {

@@ -1,0 +1,160 @@
+/**
+ * Argument checks of cache/'s public entry points, for callers without
+ * types (plain JavaScript, `any`, a parsed config): a wrong argument throws
+ * at the call — a TypeError for a wrong kind of value, a RangeError for a
+ * number out of range — whose message names the call, the parameter and
+ * the value (Deno std's rule), instead of an engine error later.
+ *
+ * @module
+ */
+
+/** A value as a message shows it: strings quoted, objects by kind. */
+export function show(value: unknown): string {
+  if (typeof value === "string") {
+    return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
+  }
+  if (typeof value === "function") return "a function";
+  if (typeof value === "bigint") return `${value}n`;
+  if (Array.isArray(value)) return "an array";
+  if (typeof value === "object" && value !== null) {
+    const name = Object.getPrototypeOf(value)?.constructor?.name;
+    return name && name !== "Object" ? `a ${name}` : "an object";
+  }
+  return String(value);
+}
+
+/** `value` is an AbortSignal. */
+export function checkSignal(
+  call: string,
+  name: string,
+  value: unknown,
+): asserts value is AbortSignal {
+  if (!(value instanceof AbortSignal)) {
+    throw new TypeError(
+      `${call}: ${name} must be an AbortSignal, got ${show(value)}`,
+    );
+  }
+}
+
+/** `value` is a function. */
+export function checkFunction(
+  call: string,
+  name: string,
+  value: unknown,
+): void {
+  if (typeof value !== "function") {
+    throw new TypeError(
+      `${call}: ${name} must be a function, got ${show(value)}`,
+    );
+  }
+}
+
+/** `value` is undefined or a plain options object (not null, not an array). */
+export function checkOptions(call: string, name: string, value: unknown): void {
+  if (value === undefined) return;
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new TypeError(
+      `${call}: ${name} must be an options object, got ${show(value)}`,
+    );
+  }
+}
+
+/**
+ * `value` is an object whose `methods` are functions; `what` names it in
+ * the message (e.g. "a ListerWatcher").
+ */
+export function checkMethods(
+  call: string,
+  name: string,
+  value: unknown,
+  what: string,
+  methods: readonly string[],
+): void {
+  const ok = typeof value === "object" && value !== null &&
+    methods.every((m) =>
+      typeof (value as Record<string, unknown>)[m] === "function"
+    );
+  if (!ok) {
+    throw new TypeError(
+      `${call}: ${name} must be ${what} (with ${
+        methods.length === 1
+          ? `an ${methods[0]} method`
+          : `${methods.join(", ")} methods`
+      }), got ${show(value)}`,
+    );
+  }
+}
+
+/** `value` is undefined or a number of milliseconds, finite and >= 0. */
+export function checkDuration(
+  call: string,
+  name: string,
+  value: unknown,
+): void {
+  if (value === undefined) return;
+  if (typeof value !== "number") {
+    throw new TypeError(
+      `${call}: ${name} must be a number of milliseconds, got ${show(value)}`,
+    );
+  }
+  if (!(value >= 0) || value === Infinity) {
+    throw new RangeError(
+      `${call}: ${name} must be a finite number of milliseconds >= 0, got ${value}`,
+    );
+  }
+}
+
+/** `value` is undefined or a string. */
+export function checkOptionalString(
+  call: string,
+  name: string,
+  value: unknown,
+): void {
+  if (value !== undefined && typeof value !== "string") {
+    throw new TypeError(
+      `${call}: ${name} must be a string, got ${show(value)}`,
+    );
+  }
+}
+
+/** `value` is undefined or a Clock (`now` and `sleep`). */
+export function checkClock(call: string, name: string, value: unknown): void {
+  if (value !== undefined) {
+    checkMethods(call, name, value, "a Clock", ["now", "sleep"]);
+  }
+}
+
+/**
+ * `value` is a ResourceType: an object with string `version`, `resource`
+ * and `kind` and a boolean `namespaced` (`"configmaps"` is not one; the
+ * descriptor `ConfigMaps` is).
+ */
+export function checkResourceType(
+  call: string,
+  name: string,
+  value: unknown,
+): void {
+  const t = value as Record<string, unknown> | null | undefined;
+  const ok = typeof t === "object" && t !== null &&
+    typeof t.resource === "string" && typeof t.version === "string" &&
+    typeof t.kind === "string" && typeof t.namespaced === "boolean";
+  if (!ok) {
+    throw new TypeError(
+      `${call}: ${name} must be a ResourceType such as ConfigMaps or resourceType({...}), got ${
+        show(value)
+      }`,
+    );
+  }
+}
+
+/** `value` is an Indexers record: index names mapped to functions. */
+export function checkIndexers(
+  call: string,
+  name: string,
+  value: unknown,
+): void {
+  checkOptions(call, name, value);
+  for (const [index, fn] of Object.entries(value ?? {})) {
+    checkFunction(call, `${name}.${index}`, fn);
+  }
+}
