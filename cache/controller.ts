@@ -133,8 +133,11 @@ export interface ControllerConfig<T extends KubeObject> {
   shouldResync?: () => boolean;
   /** Called once per failed list or watch, before backing off. */
   watchErrorHandler?: WatchErrorHandler;
-  /** Page size of the Reflector's lists (client-go `WatchListPageSize`). */
-  watchListPageSize?: number;
+  /**
+   * Page size of the Reflector's lists (client-go `WatchListPageSize`; the
+   * same `pageSize` as the Reflector's, the informers' and the factory's).
+   */
+  pageSize?: number;
   /** Stream the initial state with a watch-list request. Default false. */
   useWatchList?: boolean;
   /** Name of the Reflector, for logs and health. */
@@ -201,7 +204,7 @@ export class Controller<T extends KubeObject> {
       name: this.#config.name,
       resyncPeriod: this.#config.fullResyncPeriod,
       shouldResync: this.#config.shouldResync,
-      pageSize: this.#config.watchListPageSize,
+      pageSize: this.#config.pageSize,
       clock: this.#config.clock ?? realClock,
       watchErrorHandler: this.#config.watchErrorHandler,
       useWatchList: this.#config.useWatchList,
@@ -402,7 +405,7 @@ function informerController<T extends KubeObject>(
     fullResyncPeriod: opts.resyncPeriod,
     shouldResync: () => ticked = true,
     clock: opts.clock,
-    watchListPageSize: opts.pageSize,
+    pageSize: opts.pageSize,
     watchErrorHandler: opts.watchErrorHandler,
     errorHandler,
     name: opts.name,

@@ -15,7 +15,9 @@ import {
   DeletedFinalStateUnknown,
   deletionHandlingMetaNamespaceKeyFunc,
 } from "./keys.ts";
+import type { ListOptions } from "../api/listwatch.ts";
 import type { KubeObject } from "../api/object.ts";
+import { newSharedIndexInformer } from "./shared_informer.ts";
 import { newStore } from "./store.ts";
 
 interface Pod extends KubeObject {
@@ -88,6 +90,31 @@ Deno.test("newInformer() keeps the store in sync and notifies adds, updates and 
   assert.ok(controller.health());
   ac.abort();
   await done;
+});
+
+Deno.test("newInformer() and newSharedIndexInformer() pass pageSize to the Reflector's lists", async () => {
+  for (const kind of ["newInformer", "newSharedIndexInformer"] as const) {
+    const source = new FakeControllerSource<Pod>();
+    source.add(pod("a"));
+    const limits: (number | undefined)[] = [];
+    const lw = {
+      list: (opts: ListOptions, signal?: AbortSignal) => {
+        limits.push(opts.limit);
+        return source.list(opts, signal);
+      },
+      watch: source.watch.bind(source),
+    };
+    const opts = { clock: new FakeClock(), pageSize: 7 };
+    const ac = new AbortController();
+    const informer = kind === "newInformer"
+      ? newInformer(lw, {}, opts).controller
+      : newSharedIndexInformer(lw, opts);
+    const done = informer.run(ac.signal);
+    await eventually(() => informer.hasSynced(), `${kind} sync`);
+    ac.abort();
+    await done;
+    assert.deepEqual(limits, [7], kind);
+  }
 });
 
 Deno.test("newInformer() reports a missed delete found by a relist as a tombstone, and a relist's new objects as not initial", async () => {

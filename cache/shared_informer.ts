@@ -534,7 +534,7 @@ export class SharedIndexInformer<T extends KubeObject>
       shouldResync: () => this.#processor.shouldResync(),
       watchErrorHandler: this.#watchErrorHandler,
       errorHandler: (error) => this.#report(error, { source: "process" }),
-      watchListPageSize: this.#opts.pageSize,
+      pageSize: this.#opts.pageSize,
       useWatchList: this.#opts.useWatchList,
       name: this.#opts.name,
       clock: this.#clock,
