@@ -152,11 +152,22 @@ export interface ListWatchOptions {
  * to a namespace and selectors (client-go `NewFilteredListWatchFromClient`).
  * The filters override whatever the Reflector passes for the same fields.
  *
- * @example
- * ```ts ignore
- * // needs a cluster: see README for the embedded FakeApiServer
- * const lw = listWatch(client, Pods, { namespace: "default", labelSelector: "app=web" });
+ * @example List the labelled config maps of one namespace
+ * ```ts
+ * import { ConfigMaps, KubeClient, KubeConfig, listWatch } from "@kubecache/core";
+ * import { FakeApiServer } from "@kubecache/core/testing";
+ * import assert from "node:assert/strict";
+ *
+ * // A FakeApiServer stands in for a cluster; for a real one, build the
+ * // client from `await KubeConfig.load()`.
+ * await using server = await FakeApiServer.start();
+ * server.create(ConfigMaps, { metadata: { name: "a", namespace: "default", labels: { app: "web" } } });
+ * server.create(ConfigMaps, { metadata: { name: "b", namespace: "default" } });
+ * await using client = new KubeClient(KubeConfig.fromOptions({ server: server.url }));
+ *
+ * const lw = listWatch(client, ConfigMaps, { namespace: "default", labelSelector: "app=web" });
  * const page = await lw.list({ limit: 500 });
+ * assert.deepEqual(page.items.map((cm) => cm.metadata.name), ["a"]);
  * ```
  */
 export function listWatch<T extends KubeObject>(

@@ -134,12 +134,22 @@ function matchRank(t: ResourceType, name: string): number {
  * group's preferred version. A group whose discovery fails (e.g. an
  * unavailable aggregated API) is left out, as kubectl does.
  *
- * @example
- * ```ts ignore
- * // needs a cluster (or a FakeApiServer)
+ * @example Resolve a short name as kubectl does
+ * ```ts
+ * import { Discovery, KubeClient, KubeConfig } from "@kubecache/core";
+ * import { FakeApiServer } from "@kubecache/core/testing";
+ * import assert from "node:assert/strict";
+ *
+ * // A FakeApiServer stands in for a cluster; for a real one, build the
+ * // client from `await KubeConfig.load()`.
+ * await using server = await FakeApiServer.start();
+ * await using client = new KubeClient(KubeConfig.fromOptions({ server: server.url }));
+ *
  * const discovery = new Discovery(client);
- * const type = await discovery.resolve("deploy");   // apps/v1 deployments
+ * const type = await discovery.resolve("deploy");
+ * assert.deepEqual([type.group, type.version, type.resource], ["apps", "v1", "deployments"]);
  * const list = await client.list(type);
+ * assert.deepEqual(list.items, []);
  * ```
  */
 export class Discovery {

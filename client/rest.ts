@@ -177,13 +177,30 @@ const LIST_PARAMS = [
  * The client owns a `Deno.HttpClient` (CA, client certificate); release it
  * with {@link KubeClient.close} or `await using`.
  *
- * @example Read and change a ConfigMap
- * ```ts ignore
- * // needs a cluster (or a FakeApiServer)
- * await using client = new KubeClient(await KubeConfig.load());
+ * @example Create, change, read and watch a ConfigMap
+ * ```ts
+ * import { ConfigMaps, KubeClient, KubeConfig } from "@kubecache/core";
+ * import { FakeApiServer } from "@kubecache/core/testing";
+ * import assert from "node:assert/strict";
+ *
+ * // A FakeApiServer stands in for a cluster; for a real one, build the
+ * // client from `await KubeConfig.load()`.
+ * await using server = await FakeApiServer.start();
+ * await using client = new KubeClient(KubeConfig.fromOptions({ server: server.url }));
+ *
+ * await client.create(ConfigMaps, { metadata: { name: "settings", namespace: "default" }, data: { mode: "slow" } });
+ * const patched = await client.patch(ConfigMaps, "settings", { data: { mode: "fast" } }, { patchType: "merge" });
  * const cm = await client.get(ConfigMaps, "settings", { namespace: "default" });
- * await client.patch(ConfigMaps, "settings", { data: { mode: "fast" } }, { patchType: "merge" });
- * for await (const ev of await client.watch(Pods, { namespace: "default" })) console.log(ev.type);
+ * assert.equal(cm.data?.mode, "fast");
+ * assert.equal(cm.metadata.resourceVersion, patched.metadata.resourceVersion);
+ *
+ * // A watch from now on; leaving the loop closes the stream.
+ * const events = await client.watch(ConfigMaps, { namespace: "default", resourceVersion: cm.metadata.resourceVersion });
+ * await client.delete(ConfigMaps, "settings");
+ * for await (const ev of events) {
+ *   assert.equal(ev.type, "DELETED");
+ *   break;
+ * }
  * ```
  */
 export class KubeClient implements ResourceClient, AsyncDisposable {
