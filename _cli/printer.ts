@@ -53,7 +53,9 @@ export class WatchPrinter {
    */
   constructor(opts: WatchPrinterOptions) {
     this.#opts = opts;
-    this.#columns = columnsFor(opts.kind, opts.output === "wide");
+    const slash = opts.apiVersion.indexOf("/");
+    const group = slash < 0 ? "" : opts.apiVersion.slice(0, slash);
+    this.#columns = columnsFor(opts.kind, opts.output === "wide", group);
     this.#formatTime = opts.formatTime ?? localTime;
   }
 

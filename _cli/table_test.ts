@@ -7,6 +7,7 @@ import {
   humanDuration,
   podSummary,
 } from "./table.ts";
+import { printerFor } from "../client/printers.ts";
 import {
   crashed,
   finished,
@@ -189,4 +190,24 @@ Deno.test("alignRow() pads like kubectl's tab writer", () => {
     alignRow(["a-very-long-name", "x"], [6, 6]),
     "a-very-long-name x",
   );
+});
+
+Deno.test("columnsFor() prints the columns client/printers.ts gives FakeApiServer's Tables", () => {
+  for (
+    const [group, kind] of [["", "Pod"], ["", "Node"], ["apps", "Deployment"]]
+  ) {
+    const served = printerFor(group, kind)!.columns;
+    assert.deepEqual(
+      columnsFor(kind, true, group).headers,
+      served.slice(1).map((c) => c.name.toUpperCase()),
+      kind,
+    );
+    assert.deepEqual(
+      columnsFor(kind, false, group).headers,
+      served.slice(1).filter((c) => c.priority === 0).map((c) =>
+        c.name.toUpperCase()
+      ),
+      kind,
+    );
+  }
 });

@@ -17,3 +17,4 @@ export * from "./config.ts";
 export * from "./auth.ts";
 export * from "./transport.ts";
 export * from "./discovery.ts";
+export * from "./printers.ts";

@@ -41,6 +41,10 @@ export interface ServerContext {
   pause: () => Promise<void>;
   /** host:port, for /api's serverAddressByClientCIDRs. */
   host: string;
+  /** How long the watch cache waits for a future resourceVersion, in ms. */
+  tooLargeDelayMs: number;
+  /** Whether the server knows watch-list (`sendInitialEvents`, 1.27+). */
+  watchList: boolean;
 }
 
 /** A request resolved to a table, namespace, name and subresource. */
@@ -66,9 +70,14 @@ export function ok(doc: unknown): Response {
   return jsonResponse(200, JSON.stringify(doc));
 }
 
-/** A Status response with its code as HTTP status. */
+/** A Status response with its code as HTTP status (and Retry-After when the Status asks). */
 export function statusResponse(s: Status): Response {
-  return jsonResponse(s.code ?? 500, JSON.stringify(s));
+  const res = jsonResponse(s.code ?? 500, JSON.stringify(s));
+  const retry = s.details?.retryAfterSeconds;
+  if (retry !== undefined && retry > 0) {
+    res.headers.set("retry-after", String(retry));
+  }
+  return res;
 }
 
 /** The text 404 of a path nothing serves (Go's http.NotFound). */

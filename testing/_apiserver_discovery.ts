@@ -55,6 +55,8 @@ function resourceEntry(table: Table): Record<string, unknown> {
   if (t.shortNames && t.shortNames.length > 0) e.shortNames = t.shortNames;
   const categories = table.strategy.categories;
   if (categories && categories.length > 0) e.categories = categories;
+  const hash = table.strategy.storageVersionHash;
+  if (hash !== undefined) e.storageVersionHash = hash;
   return e;
 }
 

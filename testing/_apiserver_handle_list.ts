@@ -20,6 +20,7 @@ import {
   listTooOld,
   statusError,
   tooLargeResourceVersion,
+  unknownFailure,
 } from "./_apiserver_status.ts";
 import {
   type Entry,
@@ -86,47 +87,59 @@ function decodeContinue(token: string): ContinueToken {
   };
 }
 
-/** A resourceVersion parameter. @throws {StatusError} 400 */
+/** A resourceVersion parameter as etcd's store parses it. @throws {StatusError} 400 */
 export function parseRV(s: string): number {
   if (!/^\d+$/.test(s)) {
-    throw badRequest(`invalid resource version "${s}"`);
+    throw badRequest(`invalid resource version: ${invalidRVMessage(s)}`);
   }
   return Number(s);
 }
 
-function validateListMatch(q: URLSearchParams): string {
+function validateListOptions(
+  q: URLSearchParams,
+  watchList: boolean,
+): string {
   const match = q.get("resourceVersionMatch") ?? "";
   const rv = q.get("resourceVersion") ?? "";
-  if (match === "") return match;
   const causes: { field: string; message: string; reason: string }[] = [];
-  if (rv === "") {
-    causes.push({
-      field: "resourceVersionMatch",
-      message:
-        "Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided",
-      reason: "FieldValueForbidden",
-    });
+  if (match !== "") {
+    if (rv === "") {
+      causes.push({
+        field: "resourceVersionMatch",
+        message:
+          "Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided",
+        reason: "FieldValueForbidden",
+      });
+    }
+    if (q.get("continue")) {
+      causes.push({
+        field: "resourceVersionMatch",
+        message:
+          "Forbidden: resourceVersionMatch is forbidden when continue is provided",
+        reason: "FieldValueForbidden",
+      });
+    }
+    if (match !== "Exact" && match !== "NotOlderThan") {
+      causes.push({
+        field: "resourceVersionMatch",
+        message:
+          `Unsupported value: "${match}": supported values: "Exact", "NotOlderThan", ""`,
+        reason: "FieldValueNotSupported",
+      });
+    } else if (match === "Exact" && rv === "0") {
+      causes.push({
+        field: "resourceVersionMatch",
+        message:
+          'Forbidden: resourceVersionMatch "exact" is forbidden for resourceVersion "0"',
+        reason: "FieldValueForbidden",
+      });
+    }
   }
-  if (q.get("continue")) {
+  // A server without watch-list (1.24) does not know the parameter at all.
+  if (watchList && q.get("sendInitialEvents") !== null) {
     causes.push({
-      field: "resourceVersionMatch",
-      message:
-        "Forbidden: resourceVersionMatch is forbidden when continue is provided",
-      reason: "FieldValueForbidden",
-    });
-  }
-  if (match !== "Exact" && match !== "NotOlderThan") {
-    causes.push({
-      field: "resourceVersionMatch",
-      message:
-        `Unsupported value: "${match}": supported values: "Exact", "NotOlderThan", ""`,
-      reason: "FieldValueNotSupported",
-    });
-  } else if (match === "Exact" && rv === "0") {
-    causes.push({
-      field: "resourceVersionMatch",
-      message:
-        'Forbidden: resourceVersionMatch "exact" is forbidden for resourceVersion "0"',
+      field: "sendInitialEvents",
+      message: "Forbidden: sendInitialEvents is forbidden for list",
       reason: "FieldValueForbidden",
     });
   }
@@ -134,18 +147,47 @@ function validateListMatch(q: URLSearchParams): string {
   return match;
 }
 
-/** Which objects a list reads: a sorted snapshot and the list's RV. */
-function listSource(
+/** Where a list is read: a sorted snapshot, the list's RV, where to resume. */
+interface ListSource {
+  arr: readonly Entry[];
+  rv: number;
+  after?: string;
+  /** Whether `limit` applies (the watch cache ignores it). */
+  paged: boolean;
+}
+
+/**
+ * Which objects a list reads, by kube-apiserver's routing: the watch
+ * cache serves a list with a resourceVersion and no `limit` (or with
+ * resourceVersion "0"), current state, unpaged; etcd serves the rest
+ * (no resourceVersion, `limit`, `Exact`, `continue`), sorted and paged.
+ */
+async function listSource(
   ctx: ServerContext,
   table: Table,
   q: URLSearchParams,
   limit: number | undefined,
-): { arr: readonly Entry[]; rv: number; after?: string; paged: boolean } {
+): Promise<ListSource> {
   const { cluster } = ctx;
-  const current = cluster.rv;
+  const match = validateListOptions(q, ctx.watchList);
+  const rvParam = q.get("resourceVersion") ?? "";
   const token = q.get("continue");
+  const delegated = rvParam === "" || !!token ||
+    (limit !== undefined && rvParam !== "0") || match === "Exact";
+  if (!delegated) {
+    // The watch cache: the latest state, not older than the RV asked for.
+    const rv = parseCacheRV(rvParam);
+    await waitForFresh(ctx, rv);
+    return { arr: table.sorted(), rv: cluster.rv, paged: false };
+  }
+  const current = cluster.rv;
   if (token) {
     const c = decodeContinue(token);
+    if (rvParam !== "" && rvParam !== "0") {
+      throw badRequest(
+        "specifying resource version is not allowed when using continue",
+      );
+    }
     if (c.rv < 0) {
       return {
         arr: table.snapshot(current),
@@ -157,9 +199,6 @@ function listSource(
     if (c.rv < cluster.history.compactedRV) {
       throw continueTooOld(encodeContinue(-1, c.start));
     }
-    if (c.rv > current) {
-      throw statusError(tooLargeResourceVersion(c.rv, current));
-    }
     return {
       arr: table.at(c.rv, cluster.history),
       rv: c.rv,
@@ -167,30 +206,65 @@ function listSource(
       paged: true,
     };
   }
-  const match = validateListMatch(q);
-  const rvParam = q.get("resourceVersion") ?? "";
   if (rvParam === "") {
     return { arr: table.snapshot(current), rv: current, paged: true };
   }
   const rv = parseRV(rvParam);
-  if (rv > current) {
-    throw statusError(tooLargeResourceVersion(rv, current));
+  if (match === "NotOlderThan") {
+    // etcd reads its current revision, then checks it is fresh enough.
+    if (rv > current) throw statusError(tooLargeResourceVersion(rv, current));
+    return { arr: table.snapshot(current), rv: current, paged: true };
   }
-  if (rv === 0) return { arr: table.sorted(), rv: current, paged: false };
-  const exact = match === "Exact" || (match === "" && limit !== undefined);
-  // Not older than rv: the latest state, paged when asked (served by etcd).
-  if (!exact) return { arr: table.snapshot(current), rv: current, paged: true };
+  if (rv > current) {
+    throw statusError(
+      unknownFailure(
+        500,
+        "etcdserver: mvcc: required revision is a future revision",
+      ),
+    );
+  }
   if (rv < cluster.history.compactedRV) throw listTooOld();
   return { arr: table.at(rv, cluster.history), rv, paged: true };
 }
 
+/**
+ * A resourceVersion the watch cache parses: "0" and numbers. Anything else
+ * is a storage error the apiserver answers with a reason-less 500.
+ * @throws {StatusError} 500
+ */
+export function parseCacheRV(s: string): number {
+  if (/^\d+$/.test(s)) return Number(s);
+  throw statusError(unknownFailure(500, invalidRVMessage(s)));
+}
+
+function invalidRVMessage(s: string): string {
+  return `resourceVersion: Invalid value: "${s}": strconv.ParseUint: parsing "${s}": invalid syntax`;
+}
+
+/**
+ * The watch cache waits (up to the server's delay, 3 s by default, on its
+ * clock) for a resourceVersion it has not seen, then answers 504 "Too
+ * large resource version". The fake's cache is always current, so a
+ * future RV always waits the full delay.
+ * @throws {StatusError} 504
+ */
+export async function waitForFresh(
+  ctx: ServerContext,
+  rv: number,
+): Promise<void> {
+  if (rv <= ctx.cluster.rv) return;
+  await ctx.clock.sleep(ctx.tooLargeDelayMs, ctx.closing);
+  if (rv <= ctx.cluster.rv) return;
+  throw statusError(tooLargeResourceVersion(rv, ctx.cluster.rv));
+}
+
 /** LIST: a page of a table's objects, encoded as the request negotiated. */
-export function list(
+export async function list(
   ctx: ServerContext,
   r: ResourceRoute,
   q: URLSearchParams,
   enc: Encoder,
-): Response {
+): Promise<Response> {
   const { table } = r;
   let limit = parseInt64(q.get("limit"));
   if (limit !== undefined && limit <= 0) limit = undefined;
@@ -198,7 +272,7 @@ export function list(
     labelMatcher(q.get("labelSelector")),
     fieldMatcher(table.strategy, q.get("fieldSelector")),
   );
-  const src = listSource(ctx, table, q, limit);
+  const src = await listSource(ctx, table, q, limit);
   if (!src.paged) limit = undefined;
   const [rangeStart, end] = namespaceRange(src.arr, r.namespace);
   let i = rangeStart;

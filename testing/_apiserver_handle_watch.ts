@@ -14,20 +14,40 @@ import {
   type ServerContext,
 } from "./_apiserver_context.ts";
 import type { Encoder } from "./_apiserver_encode.ts";
-import { parseRV } from "./_apiserver_handle_list.ts";
+import { parseCacheRV } from "./_apiserver_handle_list.ts";
 import type { Cluster } from "./_apiserver_registry.ts";
 import { both, fieldMatcher, labelMatcher } from "./_apiserver_select.ts";
-import {
-  invalidListOptions,
-  statusError,
-  tooLargeResourceVersion,
-  watchTooOld,
-} from "./_apiserver_status.ts";
+import { invalidListOptions, watchTooOld } from "./_apiserver_status.ts";
 import { errorEventBody, Watch } from "./_apiserver_watch.ts";
 
-function validateWatchMatch(q: URLSearchParams): {
-  sendInitialEvents: boolean | undefined;
-} {
+// A server without watch-list (1.24): sendInitialEvents is unknown and
+// ignored, and any resourceVersionMatch is forbidden on a watch.
+function validateOldWatchMatch(q: URLSearchParams): void {
+  if ((q.get("resourceVersionMatch") ?? "") === "") return;
+  const causes = [{
+    field: "resourceVersionMatch",
+    message: "Forbidden: resourceVersionMatch is forbidden for watch",
+    reason: "FieldValueForbidden",
+  }];
+  if ((q.get("resourceVersion") ?? "") === "") {
+    causes.push({
+      field: "resourceVersionMatch",
+      message:
+        "Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided",
+      reason: "FieldValueForbidden",
+    });
+  }
+  throw invalidListOptions(causes);
+}
+
+function validateWatchMatch(
+  q: URLSearchParams,
+  watchList: boolean,
+): { sendInitialEvents: boolean | undefined } {
+  if (!watchList) {
+    validateOldWatchMatch(q);
+    return { sendInitialEvents: undefined };
+  }
   const match = q.get("resourceVersionMatch") ?? "";
   const sie = q.get("sendInitialEvents");
   const sendInitialEvents = sie === null ? undefined : sie === "true";
@@ -73,29 +93,31 @@ export function watch(
   const timeoutSeconds = parseInt64(q.get("timeoutSeconds"));
   const bookmarksParam = q.get("allowWatchBookmarks");
   const bookmarks = bookmarksParam === "true" || bookmarksParam === "1";
-  const { sendInitialEvents } = validateWatchMatch(q);
+  const { sendInitialEvents } = validateWatchMatch(q, ctx.watchList);
   const match = both(
     labelMatcher(q.get("labelSelector")),
     fieldMatcher(r.table.strategy, q.get("fieldSelector")),
   );
   const rvParam = q.get("resourceVersion") ?? "";
   const current = cluster.rv;
-  const rv = rvParam === "" ? 0 : parseRV(rvParam);
-  if (rv > current) {
-    throw statusError(tooLargeResourceVersion(rv, current));
-  }
+  const rv = rvParam === "" ? 0 : parseCacheRV(rvParam);
+  // From the future: the watch cache waits for that RV, silently, until
+  // the watch's timeout, whatever is written meanwhile.
+  const future = rv > current;
   let initial: boolean;
   let replay = [] as ReturnType<typeof cluster.history.since>;
-  if (sendInitialEvents !== undefined) {
+  if (future) {
+    initial = false;
+  } else if (sendInitialEvents !== undefined) {
     initial = sendInitialEvents;
     if (!initial && rv !== 0) {
-      if (rv < cluster.history.compactedRV) return tooOldWatch(rv, cluster);
+      if (rv < cluster.history.watchStartRV) return tooOldWatch(rv, cluster);
       replay = cluster.history.since(rv);
     }
   } else if (rv === 0) {
     initial = true;
   } else {
-    if (rv < cluster.history.compactedRV) return tooOldWatch(rv, cluster);
+    if (rv < cluster.history.watchStartRV) return tooOldWatch(rv, cluster);
     initial = false;
     replay = cluster.history.since(rv);
   }
@@ -104,7 +126,8 @@ export function watch(
     namespace: r.namespace,
     match,
     initial,
-    initialEventsEnd: sendInitialEvents === true,
+    initialEventsEnd: sendInitialEvents === true && !future,
+    silent: future,
     replay,
     startRV: rv === 0 ? current : rv,
     bookmarks,
@@ -132,6 +155,6 @@ export function watch(
 }
 
 function tooOldWatch(rv: number, cluster: Cluster): Response {
-  const status = watchTooOld(rv, cluster.history.compactedRV);
+  const status = watchTooOld(rv, cluster.history.watchStartRV);
   return jsonResponse(200, errorEventBody(status));
 }

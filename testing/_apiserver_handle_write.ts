@@ -17,6 +17,7 @@ import {
   unsupportedMediaType,
 } from "./_apiserver_context.ts";
 import type { Encoder } from "./_apiserver_encode.ts";
+import { parseCacheRV, waitForFresh } from "./_apiserver_handle_list.ts";
 import {
   jsonPatch,
   mergePatch,
@@ -27,6 +28,7 @@ import { keyOf } from "./_apiserver_registry.ts";
 import {
   badRequest,
   failure,
+  invalid,
   noSuchResource,
   notFound,
   statusError,
@@ -38,7 +40,7 @@ import type { Subresource } from "./_apiserver_strategy.ts";
 export function stored(r: ResourceRoute): Entry {
   const ns = r.table.type.namespaced ? r.namespace : "";
   const e = r.table.get(keyOf(ns, r.name!));
-  if (!e) throw notFound(r.table.type.resource, r.name!);
+  if (!e) throw notFound(r.table.type.resource, r.name!, r.table.type.group);
   return e;
 }
 
@@ -50,8 +52,19 @@ export function subresourceOf(r: ResourceRoute): Subresource | undefined {
   return sub;
 }
 
-/** GET of one object (or of its subresource's view). */
-export function getObject(r: ResourceRoute, enc: Encoder): Response {
+/**
+ * GET of one object (or of its subresource's view). With a
+ * resourceVersion it is read from the watch cache, which waits for a
+ * future one and answers 504.
+ */
+export async function getObject(
+  ctx: ServerContext,
+  r: ResourceRoute,
+  enc: Encoder,
+  q: URLSearchParams,
+): Promise<Response> {
+  const rv = q.get("resourceVersion") ?? "";
+  if (rv !== "") await waitForFresh(ctx, parseCacheRV(rv));
   const sub = subresourceOf(r);
   const e = stored(r);
   if (sub) {
@@ -81,6 +94,16 @@ export function parseBody(table: Table, text: string): KubeObject {
   const o = obj as KubeObject;
   const kind = o.kind ?? table.type.kind;
   const apiVersion = o.apiVersion ?? table.apiVersion;
+  if (table.strategy.unstructured && kind !== table.type.kind) {
+    // Custom resources: a validation error, not a decoding one.
+    const message = `Invalid value: "${kind}": must be ${table.type.kind}`;
+    throw invalid(
+      kind,
+      o.metadata?.name ?? "",
+      [{ field: "kind", message }],
+      table.type.group,
+    );
+  }
   if (kind !== table.type.kind || apiVersion !== table.apiVersion) {
     const v = apiVersion.includes("/") ? apiVersion.split("/")[1] : apiVersion;
     throw badRequest(
@@ -197,6 +220,19 @@ export async function patch(
   const contentType = (req.headers.get("content-type") ?? "").split(";")[0]
     .trim();
   if (!PATCH_TYPES.has(contentType)) return unsupportedMediaType();
+  if (
+    r.table.strategy.unstructured &&
+    contentType === "application/strategic-merge-patch+json"
+  ) {
+    // Custom resources have no patch strategy to merge by.
+    throw statusError(
+      failure(
+        415,
+        "UnsupportedMediaType",
+        "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml",
+      ),
+    );
+  }
   const text = await req.text();
   let body: unknown;
   try {
@@ -226,7 +262,7 @@ export async function patch(
       return jsonResponse(201, entryJson(e));
     }
   }
-  if (!old) throw notFound(table.type.resource, r.name!);
+  if (!old) throw notFound(table.type.resource, r.name!, table.type.group);
   if (sub && !(sub.view && sub.update)) throw noSuchResource();
   const current = sub ? sub.view!(old) : JSON.parse(entryJson(old));
   let next: unknown;

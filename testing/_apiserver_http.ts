@@ -249,7 +249,11 @@ async function dispatch(
     switch (req.method) {
       case "GET": {
         const w = q.get("watch");
-        const enc = negotiate(req.headers.get("accept"));
+        const enc = negotiate(
+          req.headers.get("accept"),
+          q,
+          () => ctx.clock.now(),
+        );
         return w === "true" || w === "1"
           ? watch(ctx, r, q, enc)
           : list(ctx, r, q, enc);
@@ -264,7 +268,12 @@ async function dispatch(
   }
   switch (req.method) {
     case "GET":
-      return getObject(r, negotiate(req.headers.get("accept")));
+      return getObject(
+        ctx,
+        r,
+        negotiate(req.headers.get("accept"), q, () => ctx.clock.now()),
+        q,
+      );
     case "POST":
       if (r.subresource !== undefined) return post(ctx, r, await req.text());
       return methodNotAllowed();

@@ -14,7 +14,7 @@ import type { Clock } from "../api/clock.ts";
 import type { ResourceType } from "../api/resources.ts";
 import type { DeleteOptions } from "./_apiserver_delete_options.ts";
 import { strategyFor } from "./_apiserver_strategies.ts";
-import type { StoreAccess } from "./_apiserver_strategy.ts";
+import type { ResourceStrategy, StoreAccess } from "./_apiserver_strategy.ts";
 import {
   type Entry,
   frozenCopy,
@@ -117,6 +117,26 @@ export class Cluster implements StoreAccess {
     );
   }
 
+  /**
+   * Serve a new resource type (a CustomResourceDefinition's), unless one
+   * with its group, version and resource is served already.
+   * @returns the new table, or undefined when the type was served
+   */
+  addTable(type: ResourceType, strategy: ResourceStrategy): Table | undefined {
+    if (this.find(type.group, type.version, type.resource)) return undefined;
+    const table = new Table(type, strategy);
+    this.#tables.push(table);
+    return table;
+  }
+
+  /** Stop serving a table added by {@link addTable}: its open watches end. */
+  removeTable(table: Table): void {
+    const i = this.#tables.indexOf(table);
+    if (i >= 0) this.#tables.splice(i, 1);
+    for (const sink of [...table.sinks]) sink.close?.();
+    table.sinks.clear();
+  }
+
   /** Whether a namespace exists (true when namespaces are not served). */
   namespaceExists(name: string): boolean {
     return !this.#namespaces || this.#namespaces.get(name) !== undefined;
@@ -126,6 +146,17 @@ export class Cluster implements StoreAccess {
   compact(): void {
     this.history.compact(this.#rv);
     for (const t of this.#tables) t.forgetSnapshots();
+  }
+
+  /** etcd compaction at the current resourceVersion (watches unaffected). */
+  compactStorage(): void {
+    this.history.compactStorage(this.#rv);
+    for (const t of this.#tables) t.forgetSnapshots();
+  }
+
+  /** Restart the watch cache at the current resourceVersion (lists unaffected). */
+  resetWatchCache(): void {
+    this.history.resetWatchCache(this.#rv);
   }
 
   /**
@@ -154,7 +185,10 @@ export class Cluster implements StoreAccess {
       ? (namespace || meta.namespace || "default")
       : "";
     const key = keyOf(ns, name);
-    if (table.get(key)) throw alreadyExists(table.type.resource, name);
+    if (table.get(key)) {
+      throw alreadyExists(table.type.resource, name, table.type.group);
+    }
+    table.strategy.validateCreate?.(src);
     const rv = ++this.#rv;
     const out: ObjectMeta = { name };
     if (meta.generateName) out.generateName = meta.generateName;
@@ -166,9 +200,10 @@ export class Cluster implements StoreAccess {
     copyUserMeta(meta, out);
     const obj = assemble(table, out, src);
     table.strategy.prepareForCreate?.(obj);
-    const entry = this.#entry(ns, name, rv, obj);
+    const entry = this.#entry(table, ns, name, rv, obj);
     table.put(entry);
     this.#record(table, "ADDED", entry, undefined);
+    table.strategy.afterCreate?.(this, table, entry);
     return entry;
   }
 
@@ -194,9 +229,9 @@ export class Cluster implements StoreAccess {
       ? (opts.namespace || meta.namespace || "default")
       : "";
     const old = table.get(keyOf(ns, name));
-    if (!old) throw notFound(table.type.resource, name);
+    if (!old) throw notFound(table.type.resource, name, table.type.group);
     if (meta.resourceVersion && meta.resourceVersion !== String(old.rv)) {
-      throw conflict(table.type.resource, name);
+      throw conflict(table.type.resource, name, table.type.group);
     }
     const oldMeta = old.obj.metadata;
     let body: Record<string, unknown> = src as unknown as Record<
@@ -228,22 +263,41 @@ export class Cluster implements StoreAccess {
       body as unknown as KubeObject,
     ) as unknown as Record<string, unknown>;
     const prev = old.obj as unknown as Record<string, unknown>;
-    if (JSON.stringify(next) === JSON.stringify(prev)) return old;
+    // Stored custom resources have sorted keys: compare them sorted.
+    const text = table.strategy.unstructured
+      ? (o: unknown) => JSON.stringify(sortedKeys(o))
+      : (o: unknown) => JSON.stringify(o);
+    if (text(next) === text(prev)) return old;
     table.strategy.validateUpdate?.(
       next as unknown as KubeObject,
       old.obj,
     );
     if (
       out.generation !== undefined &&
-      !sameExceptMetaStatus(next, prev)
+      !sameExceptMetaStatus(next, prev, text)
     ) out.generation++;
     if (out.deletionTimestamp && !(out.finalizers?.length)) {
-      // The last finalizer is gone: the object goes away.
-      return this.#remove(table, old, next as unknown as KubeObject).entry;
+      // The last finalizer is gone: the object goes away. The DELETED
+      // event carries the last stored state; the answer is the would-be
+      // object at its old resourceVersion (genericregistry.Store).
+      this.#remove(table, old, old.obj);
+      return this.#entry(
+        table,
+        ns,
+        name,
+        old.rv,
+        next as unknown as KubeObject,
+      );
     }
     const rv = ++this.#rv;
     out.resourceVersion = String(rv);
-    const entry = this.#entry(ns, name, rv, next as unknown as KubeObject);
+    const entry = this.#entry(
+      table,
+      ns,
+      name,
+      rv,
+      next as unknown as KubeObject,
+    );
     table.put(entry);
     this.#record(table, "MODIFIED", entry, old);
     return entry;
@@ -264,24 +318,40 @@ export class Cluster implements StoreAccess {
   ): DeleteResult {
     const ns = table.type.namespaced ? namespace : "";
     const old = table.get(keyOf(ns, name));
-    if (!old) throw notFound(table.type.resource, name);
+    if (!old) throw notFound(table.type.resource, name, table.type.group);
     const pre = options.preconditions ?? {};
     if (
       (pre.resourceVersion && pre.resourceVersion !== String(old.rv)) ||
       (pre.uid && pre.uid !== old.obj.metadata.uid)
-    ) throw conflict(table.type.resource, name);
+    ) throw conflict(table.type.resource, name, table.type.group);
     const now = rfc3339(this.#clock.now());
+    const result = this.#delete(table, old, options, now);
+    table.strategy.afterDelete?.(this, table, result);
+    return result;
+  }
+
+  #delete(
+    table: Table,
+    old: Entry,
+    options: DeleteOptions,
+    now: string,
+  ): DeleteResult {
     const grace = table.strategy.gracePeriodSeconds?.(old.obj, options) ?? 0;
-    if (old.obj.metadata.finalizers?.length || grace > 0) {
+    const obj = clone(old.obj);
+    table.strategy.beforeDelete?.(obj, options, now);
+    if (obj.metadata.finalizers?.length || grace > 0) {
       if (old.obj.metadata.deletionTimestamp) {
         return { entry: old, removed: false };
       }
-      const obj = clone(old.obj);
       obj.metadata.deletionTimestamp = now;
-      obj.metadata.deletionGracePeriodSeconds = grace;
+      if (!table.strategy.ownDelete) {
+        obj.metadata.deletionGracePeriodSeconds = grace;
+        // BeforeDelete: marking for deletion is a new generation.
+        if (obj.metadata.generation !== undefined) obj.metadata.generation++;
+      }
       const rv = ++this.#rv;
       obj.metadata.resourceVersion = String(rv);
-      const entry = this.#entry(ns, name, rv, obj);
+      const entry = this.#entry(table, old.namespace, old.name, rv, obj);
       table.put(entry);
       this.#record(table, "MODIFIED", entry, old);
       return { entry, removed: false };
@@ -299,19 +369,26 @@ export class Cluster implements StoreAccess {
     const rv = ++this.#rv;
     const obj = clone(last);
     obj.metadata.resourceVersion = String(rv);
-    const entry = this.#entry(old.namespace, old.name, rv, obj);
+    const entry = this.#entry(table, old.namespace, old.name, rv, obj);
     table.remove(old.key);
     this.#record(table, "DELETED", entry, old);
     return { entry, removed: true };
   }
 
-  #entry(ns: string, name: string, rv: number, obj: KubeObject): Entry {
+  #entry(
+    table: Table,
+    ns: string,
+    name: string,
+    rv: number,
+    obj: KubeObject,
+  ): Entry {
     return {
       key: keyOf(ns, name),
       namespace: ns,
       name,
       rv,
-      obj: frozenCopy(obj),
+      // Unstructured objects (custom resources) marshal with sorted keys.
+      obj: frozenCopy(table.strategy.unstructured ? sortedKeys(obj) : obj),
     };
   }
 
@@ -383,13 +460,24 @@ function assemble(table: Table, meta: ObjectMeta, src: KubeObject): KubeObject {
   return out as unknown as KubeObject;
 }
 
+function sortedKeys<T>(v: T): T {
+  if (Array.isArray(v)) return v.map(sortedKeys) as T;
+  if (v === null || typeof v !== "object") return v;
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(v).sort()) {
+    out[k] = sortedKeys((v as Record<string, unknown>)[k]);
+  }
+  return out as T;
+}
+
 function sameExceptMetaStatus(
   a: Record<string, unknown>,
   b: Record<string, unknown>,
+  text: (o: unknown) => string,
 ): boolean {
   const strip = (o: Record<string, unknown>) => {
     const { metadata: _m, status: _s, ...rest } = o;
-    return JSON.stringify(rest);
+    return text(rest);
   };
   return strip(a) === strip(b);
 }

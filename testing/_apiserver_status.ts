@@ -29,18 +29,52 @@ export function failure(
   return s;
 }
 
+/**
+ * A Status for an error that is not an API status (a storage error): no
+ * reason, no details, the error text as message (apimachinery
+ * `ErrorToAPIStatus`'s default case).
+ */
+export function unknownFailure(code: number, message: string): Status {
+  return {
+    kind: "Status",
+    apiVersion: "v1",
+    metadata: {},
+    status: "Failure",
+    message,
+    code,
+  };
+}
+
 /** A thrown Status: the internals throw it, the HTTP layer writes it. */
 export function statusError(status: Status): StatusError {
   return new StatusError(status);
 }
 
-/** 404 NotFound for an object (`configmaps "x" not found`). */
-export function notFound(resource: string, name: string): StatusError {
+/** `resource.group`, or `resource` in the core group, as Status messages name it. */
+function qualified(resource: string, group: string): string {
+  return group === "" ? resource : `${resource}.${group}`;
+}
+
+/** Status details naming an object: name, group (not for core), kind (the resource). */
+function objectDetails(resource: string, name: string, group: string) {
+  return group === ""
+    ? { name, kind: resource }
+    : { name, group, kind: resource };
+}
+
+/** 404 NotFound for an object (`configmaps "x" not found`, `deployments.apps "x" not found`). */
+export function notFound(
+  resource: string,
+  name: string,
+  group = "",
+): StatusError {
   return statusError(
-    failure(404, "NotFound", `${resource} "${name}" not found`, {
-      name,
-      kind: resource,
-    }),
+    failure(
+      404,
+      "NotFound",
+      `${qualified(resource, group)} "${name}" not found`,
+      objectDetails(resource, name, group),
+    ),
   );
 }
 
@@ -57,23 +91,35 @@ export function noSuchResource(): StatusError {
 }
 
 /** 409 AlreadyExists on create. */
-export function alreadyExists(resource: string, name: string): StatusError {
+export function alreadyExists(
+  resource: string,
+  name: string,
+  group = "",
+): StatusError {
   return statusError(
-    failure(409, "AlreadyExists", `${resource} "${name}" already exists`, {
-      name,
-      kind: resource,
-    }),
+    failure(
+      409,
+      "AlreadyExists",
+      `${qualified(resource, group)} "${name}" already exists`,
+      objectDetails(resource, name, group),
+    ),
   );
 }
 
 /** 409 Conflict on a stale resourceVersion. */
-export function conflict(resource: string, name: string): StatusError {
+export function conflict(
+  resource: string,
+  name: string,
+  group = "",
+): StatusError {
   return statusError(
     failure(
       409,
       "Conflict",
-      `Operation cannot be fulfilled on ${resource} "${name}": the object has been modified; please apply your changes to the latest version and try again`,
-      { name, kind: resource },
+      `Operation cannot be fulfilled on ${
+        qualified(resource, group)
+      } "${name}": the object has been modified; please apply your changes to the latest version and try again`,
+      objectDetails(resource, name, group),
     ),
   );
 }
@@ -88,18 +134,23 @@ export function invalid(
   kind: string,
   name: string,
   causes: { field: string; message: string; reason?: string }[],
+  group = "",
 ): StatusError {
   const text = causes.map((c) => `${c.field}: ${c.message}`).join(", ");
   return statusError(
-    failure(422, "Invalid", `${kind} "${name}" is invalid: ${text}`, {
-      name,
-      kind,
-      causes: causes.map((c) => ({
-        reason: c.reason ?? "FieldValueInvalid",
-        message: c.message,
-        field: c.field,
-      })),
-    }),
+    failure(
+      422,
+      "Invalid",
+      `${qualified(kind, group)} "${name}" is invalid: ${text}`,
+      {
+        ...objectDetails(kind, name, group),
+        causes: causes.map((c) => ({
+          reason: c.reason ?? "FieldValueInvalid",
+          message: c.message,
+          field: c.field,
+        })),
+      },
+    ),
   );
 }
 

@@ -58,6 +58,8 @@ export interface HistoryEvent {
 export interface EventSink {
   /** Called synchronously for every change of the table. */
   event(ev: HistoryEvent): void;
+  /** The table stops being served (its CustomResourceDefinition is gone). */
+  close?(): void;
 }
 
 const encoder = new TextEncoder();
@@ -233,18 +235,34 @@ export class Table {
 
 /**
  * The bounded event history (the watch cache's window): at most `limit`
- * events; a watch may start at any RV >= `compactedRV`.
+ * events. A real cluster has two histories, etcd's revisions and the watch
+ * cache; both floors are kept: `compactedRV` bounds exact lists and
+ * continue tokens (etcd compaction), `watchStartRV` bounds watches (the
+ * watch cache's start, moved by an apiserver restart). Events beyond the
+ * limit are gone for both.
  */
 export class History {
-  /** Oldest resource version a watch or exact list may start from. */
-  compactedRV = 0;
   #limit: number;
   #events: HistoryEvent[] = [];
   #head = 0;
+  // RV of the last event dropped for the limit (or forgotten by compact).
+  #droppedRV = 0;
+  #etcdRV = 0;
+  #cacheRV = 0;
 
   /** Keep at most `limit` events. */
   constructor(limit: number) {
     this.#limit = limit;
+  }
+
+  /** Oldest resource version an exact list or continue token may read. */
+  get compactedRV(): number {
+    return Math.max(this.#droppedRV, this.#etcdRV);
+  }
+
+  /** Oldest resource version a watch may start from. */
+  get watchStartRV(): number {
+    return Math.max(this.#droppedRV, this.#cacheRV);
   }
 
   /** Number of events kept. */
@@ -256,7 +274,7 @@ export class History {
   push(ev: HistoryEvent): void {
     this.#events.push(ev);
     while (this.length > this.#limit) {
-      this.compactedRV = this.#events[this.#head].rv;
+      this.#droppedRV = this.#events[this.#head].rv;
       this.#head++;
     }
     if (this.#head > 4096 && this.#head * 2 > this.#events.length) {
@@ -277,11 +295,21 @@ export class History {
     return this.#events.slice(lo);
   }
 
-  /** Forget every event: only `rv` and later remain valid. */
+  /** Forget every event: only `rv` and later remain valid, for lists and watches. */
   compact(rv: number): void {
     this.#events = [];
     this.#head = 0;
-    this.compactedRV = rv;
+    this.#droppedRV = rv;
+  }
+
+  /** etcd compaction at `rv`: older exact lists and continue tokens expire. */
+  compactStorage(rv: number): void {
+    this.#etcdRV = rv;
+  }
+
+  /** A watch cache restart at `rv`: older watches expire. */
+  resetWatchCache(rv: number): void {
+    this.#cacheRV = rv;
   }
 }
 

@@ -9,11 +9,13 @@
 import type { ResourceType } from "../api/resources.ts";
 import { APPS } from "./_apiserver_strategy_apps.ts";
 import { CORE } from "./_apiserver_strategy_core.ts";
+import { CRDS } from "./_apiserver_strategy_crd.ts";
 import type { ResourceStrategy } from "./_apiserver_strategy.ts";
 
 const BY_KEY = new Map<string, ResourceStrategy>([
   ...Object.entries(CORE).map(([r, s]) => [`/${r}`, s] as const),
   ...Object.entries(APPS),
+  ["apiextensions.k8s.io/customresourcedefinitions", CRDS],
 ]);
 
 // Kinds without their own strategy. Outside the core group objects track

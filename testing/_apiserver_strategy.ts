@@ -12,6 +12,7 @@
  */
 
 import type { KubeObject } from "../api/object.ts";
+import type { TableColumns } from "../client/printers.ts";
 import type { DeleteOptions } from "./_apiserver_delete_options.ts";
 import type { Cluster } from "./_apiserver_registry.ts";
 import type { Entry, Table } from "./_apiserver_store.ts";
@@ -72,6 +73,39 @@ export interface ResourceStrategy {
   /** Defaulting on create (`PrepareForCreate`); mutates the assembled object. */
   prepareForCreate?(obj: KubeObject): void;
   /**
+   * Admission of a create, before anything is stored (e.g. 405 while a
+   * CRD terminates). @throws {StatusError}
+   */
+  validateCreate?(obj: KubeObject): void;
+  /** Runs after a create is stored and recorded (a CRD registers its resource). */
+  afterCreate?(store: StoreAccess, table: StoreTable, entry: Entry): void;
+  /**
+   * `BeforeDelete`: change the copy of the object a DELETE is about to
+   * mark or remove (add finalizers, conditions). Finalizers left on it
+   * keep the object, marked with a deletionTimestamp.
+   */
+  beforeDelete?(obj: KubeObject, options: DeleteOptions, now: string): void;
+  /**
+   * The registry has its own `Delete` (CRDs): marking sets only
+   * `deletionTimestamp`, without `deletionGracePeriodSeconds` or a new
+   * generation.
+   */
+  ownDelete?: boolean;
+  /** Runs after a DELETE marked (`removed` false) or removed the object. */
+  afterDelete?(
+    store: StoreAccess,
+    table: StoreTable,
+    result: { entry: Entry; removed: boolean },
+  ): void;
+  /**
+   * Custom resources (the unstructured codec): JSON with sorted keys, list
+   * items with kind and apiVersion and `continue: ""` in list metadata,
+   * 422 for a wrong kind, 415 for a strategic merge patch.
+   */
+  unstructured?: boolean;
+  /** Discovery's `storageVersionHash` (custom resources). */
+  storageVersionHash?: string;
+  /**
    * Validation of an update (`ValidateUpdate`), after the new object is
    * assembled. @throws {StatusError} 422 Invalid
    */
@@ -96,6 +130,11 @@ export interface ResourceStrategy {
   verbs?: readonly string[];
   /** Discovery categories (`all`). */
   categories?: readonly string[];
+  /**
+   * Server-side printing (`TableConvertor`). Unset: kubectl's printer of
+   * a built-in kind (`client/printers.ts`), else Name and Created At.
+   */
+  columns?: TableColumns;
 }
 
 /** The eight verbs of a plain resource, in discovery order. */

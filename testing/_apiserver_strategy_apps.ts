@@ -1,7 +1,7 @@
 /**
  * Strategies of the workload and other non-core built-in groups: apps
- * (deployments, replicasets, statefulsets, daemonsets), batch, networking,
- * certificates and apiextensions (kube-apiserver
+ * (deployments, replicasets, statefulsets, daemonsets), batch, networking
+ * and certificates (kube-apiserver
  * `pkg/registry/<group>/<resource>/strategy.go`). Internal to
  * `FakeApiServer`.
  *
@@ -54,10 +54,6 @@ export const APPS: Readonly<Record<string, ResourceStrategy>> = {
   "certificates.k8s.io/certificatesigningrequests": {
     generation: true,
     fields: ["spec.signerName"],
-    subresources: { status: STATUS },
-  },
-  "apiextensions.k8s.io/customresourcedefinitions": {
-    generation: true,
     subresources: { status: STATUS },
   },
 };

@@ -1,53 +1,92 @@
 /**
- * meta.k8s.io/v1 Tables, the server-side printing `kubectl get` asks for
- * (`Accept: application/json;as=Table;v=v1;g=meta.k8s.io`), with the
- * default columns kube-apiserver uses for kinds without a printer (Name,
- * Created At) and PartialObjectMetadata rows. Internal to `FakeApiServer`.
+ * meta.k8s.io Tables and PartialObjectMetadata, the server-side
+ * conversions `kubectl get` and metadata-only informers ask for. A kind's
+ * columns come from its strategy (custom resources), else from kubectl's
+ * printers in `client/printers.ts` (built-in kinds), else the default
+ * table convertor's Name and Created At. Internal to `FakeApiServer`.
  *
  * @module
  */
 
+import type { KubeObject } from "../api/object.ts";
+import {
+  NAME_COLUMN,
+  printerFor,
+  type TableColumns,
+} from "../client/printers.ts";
 import type { Entry, Table } from "./_apiserver_store.ts";
 
-const COLUMNS = [
-  {
-    name: "Name",
-    type: "string",
-    format: "name",
-    description:
-      "Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names",
-    priority: 0,
-  },
-  {
+// rest.DefaultTableConvertor: kinds without a printer.
+const DEFAULT_COLUMNS: TableColumns = {
+  columns: [NAME_COLUMN, {
     name: "Created At",
     type: "date",
     format: "",
     description:
       "CreationTimestamp is a timestamp representing the server time when this object was created.",
     priority: 0,
-  },
-];
+  }],
+  cells: (obj) => [
+    obj.metadata.name ?? "",
+    obj.metadata.creationTimestamp ?? "",
+  ],
+};
 
-/** A meta.k8s.io/v1 Table (what `kubectl get` asks for). */
+/** The Table columns of a table's kind. */
+export function columnsOf(table: Table): TableColumns {
+  return table.strategy.columns ??
+    printerFor(table.type.group, table.type.kind) ?? DEFAULT_COLUMNS;
+}
+
+/** What a Table row's `object` holds (`includeObject`). */
+export type IncludeObject = "None" | "Metadata" | "Object";
+
+/** How a Table is written. */
+export interface TableOptions {
+  /** meta.k8s.io version: `v1` or `v1beta1`. */
+  version: string;
+  /** The row objects: none, PartialObjectMetadata (default) or the object. */
+  includeObject: IncludeObject;
+  /** Server time in epoch ms (ages). */
+  now: number;
+}
+
+/** A PartialObjectMetadata of an object. */
+export function partialMetadata(
+  obj: KubeObject,
+  version: string,
+): Record<string, unknown> {
+  return {
+    kind: "PartialObjectMetadata",
+    apiVersion: `meta.k8s.io/${version}`,
+    metadata: obj.metadata,
+  };
+}
+
+/**
+ * A meta.k8s.io Table of `items`. `withColumns` false writes
+ * `columnDefinitions: null`, as a watch does after its first event.
+ */
 export function tableDoc(
-  _table: Table,
+  table: Table,
   items: readonly Entry[],
   meta: Record<string, unknown>,
+  opts: TableOptions,
   withColumns = true,
 ): Record<string, unknown> {
-  const doc: Record<string, unknown> = {
+  const printer = columnsOf(table);
+  return {
     kind: "Table",
-    apiVersion: "meta.k8s.io/v1",
+    apiVersion: `meta.k8s.io/${opts.version}`,
     metadata: meta,
+    columnDefinitions: withColumns ? printer.columns : null,
+    rows: items.map((e) => ({
+      cells: printer.cells(e.obj, opts.now),
+      object: opts.includeObject === "None"
+        ? null
+        : opts.includeObject === "Object"
+        ? e.obj
+        : partialMetadata(e.obj, opts.version),
+    })),
   };
-  if (withColumns) doc.columnDefinitions = COLUMNS;
-  doc.rows = items.map((e) => ({
-    cells: [e.name, e.obj.metadata.creationTimestamp ?? ""],
-    object: {
-      kind: "PartialObjectMetadata",
-      apiVersion: "meta.k8s.io/v1",
-      metadata: e.obj.metadata,
-    },
-  }));
-  return doc;
 }

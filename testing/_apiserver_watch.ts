@@ -34,6 +34,8 @@ export interface WatchParams {
   initial: boolean;
   /** After the initial events, send the initial-events-end BOOKMARK. */
   initialEventsEnd: boolean;
+  /** Send nothing but end at the timeout (a watch from a future RV). */
+  silent?: boolean;
   /** Events to replay (history after the requested RV). */
   replay: HistoryEvent[];
   /** The resourceVersion the watch starts at (for the pre-timeout bookmark). */
@@ -55,7 +57,7 @@ export interface WatchParams {
    * Encode an event's object (Table, metadata only); unset: plain JSON,
    * sharing each event's cached line. `first`: the stream's first event.
    */
-  encode?: (e: Entry, first: boolean) => string;
+  encode?: (e: Entry, first: boolean) => string | null;
   /** Called once when the watch ends, however it ends. */
   onEnd: (w: Watch) => void;
 }
@@ -88,8 +90,8 @@ export class Watch implements EventSink {
     if (p.initial) this.#sendInitial();
     for (const ev of p.replay) this.event(ev);
     if (this.#ended) return;
-    p.table.sinks.add(this);
-    if (p.bookmarks) this.#bookmarkLoop();
+    if (!p.silent) p.table.sinks.add(this);
+    if (p.bookmarks && !p.silent) this.#bookmarkLoop();
     if (p.timeoutMs !== undefined) this.#timeout(p.timeoutMs);
   }
 
@@ -119,15 +121,19 @@ export class Watch implements EventSink {
   }
 
   #emit(type: string, ev: HistoryEvent): void {
-    if (this.#p.encode) this.#send(line(type, this.#encoded(ev.entry)));
+    if (this.#p.encode) this.#sendEncoded(type, ev.entry);
     else if (type === ev.type) this.#send(eventLine(ev));
     else this.#send(line(type, entryJson(ev.entry)));
   }
 
-  #encoded(e: Entry): string {
+  // An object the encoder cannot convert ends the stream, as in
+  // kube-apiserver (it logs the error and closes the watch).
+  #sendEncoded(type: string, e: Entry): void {
     const first = this.#first;
     this.#first = false;
-    return this.#p.encode!(e, first);
+    const json = this.#p.encode!(e, first);
+    if (json === null) this.close();
+    else this.#send(line(type, json));
   }
 
   /** Stall (hold every event, send nothing) or resume (flush what was held). */
@@ -162,8 +168,11 @@ export class Watch implements EventSink {
     for (let i = start; i < end && !this.#ended; i++) {
       const e: Entry = arr[i];
       if (match && !match(e.obj)) continue;
-      const json = this.#p.encode ? this.#encoded(e) : entryJson(e);
-      batch.push(`{"type":"ADDED","object":${json}}\n`);
+      if (this.#p.encode) {
+        this.#sendEncoded("ADDED", e);
+        continue;
+      }
+      batch.push(`{"type":"ADDED","object":${entryJson(e)}}\n`);
       if (batch.length >= size) {
         this.#send(encoder.encode(batch.join("")), batch.length);
         batch = [];
@@ -223,7 +232,10 @@ export class Watch implements EventSink {
     // Like the watch cache, a bookmark-enabled watch gets the latest RV
     // just before the server ends it, if it moved since the watch began.
     const rv = this.#p.currentRV();
-    if (this.#p.bookmarks && rv > this.#p.startRV && !this.#ended) {
+    if (
+      this.#p.bookmarks && !this.#p.silent && rv > this.#p.startRV &&
+      !this.#ended
+    ) {
       this.#send(this.#bookmark(rv));
     }
     this.close();

@@ -66,11 +66,28 @@ export interface FakeApiServerOptions {
   /** Period of BOOKMARK events on watches that allow them, in ms. Default 60 000. */
   bookmarkInterval?: number;
   /**
-   * Clock of the server's timers (bookmarks, watch timeouts, latency) and
-   * of creationTimestamps. Default: the wall clock. A `FakeClock` makes
-   * them deterministic.
+   * Clock of the server's timers (bookmarks, watch timeouts, latency, the
+   * too-large-resourceVersion wait) and of creationTimestamps. Default:
+   * the wall clock. A `FakeClock` makes them deterministic.
    */
   clock?: Clock;
+  /**
+   * Whether the server implements watch-list (streaming lists, Kubernetes
+   * 1.27+): `sendInitialEvents` with `resourceVersionMatch=NotOlderThan`
+   * on a watch, and 422 for `sendInitialEvents` on a list. `false` behaves
+   * like a server without it (1.24): `sendInitialEvents` is ignored and any
+   * `resourceVersionMatch` on a watch is 422, so a Reflector's fallback to
+   * list-then-watch can be tested. Default true.
+   */
+  watchList?: boolean;
+  /**
+   * How long a read served by the watch cache (a list with a
+   * resourceVersion and no limit, a GET with a resourceVersion) waits for a
+   * resourceVersion newer than the server's before it answers 504 "Too
+   * large resource version", in ms on the server's clock. Default 3000,
+   * as kube-apiserver.
+   */
+  tooLargeResourceVersionDelay?: number;
 }
 
 const INITIAL_NAMESPACES = [
@@ -112,7 +129,10 @@ const INITIAL_NAMESPACES = [
  * no kind/apiVersion, as from the real server; watch and GET objects do.
  * `kubectl` works against it (get, -o json, create -f, apply -f,
  * apply --server-side, delete, scale, get -w): discovery, an OpenAPI v3
- * index announcing server-side field validation, and Table responses.
+ * index announcing server-side field validation, and Table responses with
+ * kubectl's columns (also PartialObjectMetadata for metadata-only clients).
+ * A CustomResourceDefinition, once created, is Established at once and its
+ * resource served; deleting it deletes its custom resources first.
  *
  * @example Start, write, list over HTTP
  * ```ts
@@ -167,13 +187,20 @@ export class FakeApiServer implements AsyncDisposable {
    * Start a server listening on 127.0.0.1.
    * @param opts port, TLS, token, resource types, history size, bookmark period, clock
    * @returns the running server; close it with `close()` or `await using`
-   * @throws {RangeError} when `historyLimit` or `bookmarkInterval` is negative or not finite
+   * @throws {RangeError} when `historyLimit`, `bookmarkInterval` or
+   *   `tooLargeResourceVersionDelay` is negative or not finite
    */
   static async start(
     opts: FakeApiServerOptions = {},
   ): Promise<FakeApiServer> {
     const historyLimit = opts.historyLimit ?? 10_000;
     const bookmarkInterval = opts.bookmarkInterval ?? 60_000;
+    const tooLargeDelayMs = opts.tooLargeResourceVersionDelay ?? 3_000;
+    if (!(tooLargeDelayMs >= 0) || !Number.isFinite(tooLargeDelayMs)) {
+      throw new RangeError(
+        `Cannot start FakeApiServer with tooLargeResourceVersionDelay ${tooLargeDelayMs}: expected a finite number of ms >= 0`,
+      );
+    }
     if (!Number.isInteger(historyLimit) || historyLimit < 0) {
       throw new RangeError(
         `Cannot start FakeApiServer with historyLimit ${historyLimit}: expected an integer >= 0`,
@@ -215,6 +242,8 @@ export class FakeApiServer implements AsyncDisposable {
       closing: closing.signal,
       pause: () => pause(pauses),
       host: "",
+      tooLargeDelayMs,
+      watchList: opts.watchList ?? true,
     };
     const server = await listen(opts, (req) => handle(ctx, req));
     const addr = server.addr;
@@ -318,6 +347,65 @@ export class FakeApiServer implements AsyncDisposable {
    */
   compact(): void {
     this.#cluster.compact();
+  }
+
+  /**
+   * Compact etcd at the current resourceVersion, and only etcd: lists that
+   * etcd serves at an older resourceVersion (`limit`, `Exact`, continue
+   * tokens) answer 410 Expired; watches, served by the watch cache, still
+   * resume from older resourceVersions, and lists without `limit` still
+   * answer from the cache.
+   * @example
+   * ```ts
+   * import { FakeApiServer } from "@kubecache/core/testing";
+   * import { ConfigMaps } from "@kubecache/core";
+   * import assert from "node:assert/strict";
+   *
+   * await using server = await FakeApiServer.start();
+   * server.create(ConfigMaps, { metadata: { name: "a", namespace: "default" } });
+   * const old = server.resourceVersion();
+   * server.create(ConfigMaps, { metadata: { name: "b", namespace: "default" } });
+   * server.compactStorage();
+   * const cm = `${server.url}/api/v1/namespaces/default/configmaps`;
+   * const exact = await fetch(`${cm}?resourceVersion=${old}&resourceVersionMatch=Exact`);
+   * assert.equal(exact.status, 410);
+   * await exact.body?.cancel();
+   * const cached = await fetch(`${cm}?resourceVersion=${old}`);
+   * assert.equal(cached.status, 200);
+   * await cached.body?.cancel();
+   * ```
+   */
+  compactStorage(): void {
+    this.#cluster.compactStorage();
+  }
+
+  /**
+   * Restart the watch cache at the current resourceVersion (what an
+   * apiserver restart does): a watch from an older resourceVersion gets
+   * 200 and one ERROR event with a 410 Expired Status; lists, served by
+   * etcd, are unaffected (an exact list at an older resourceVersion still
+   * answers 200).
+   * @example
+   * ```ts
+   * import { FakeApiServer } from "@kubecache/core/testing";
+   * import { ConfigMaps } from "@kubecache/core";
+   * import assert from "node:assert/strict";
+   *
+   * await using server = await FakeApiServer.start();
+   * const old = server.resourceVersion();
+   * server.create(ConfigMaps, { metadata: { name: "a", namespace: "default" } });
+   * server.resetWatchCache();
+   * const res = await fetch(
+   *   `${server.url}/api/v1/namespaces/default/configmaps?watch=true&resourceVersion=${old}`,
+   * );
+   * assert.equal(res.status, 200);
+   * const event = JSON.parse(await res.text());
+   * assert.equal(event.type, "ERROR");
+   * assert.equal(event.object.code, 410);
+   * ```
+   */
+  resetWatchCache(): void {
+    this.#cluster.resetWatchCache();
   }
 
   /**

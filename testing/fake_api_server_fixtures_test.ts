@@ -19,6 +19,7 @@ interface Entry {
   method?: string;
   path?: string;
   requestContentType?: string;
+  requestAccept?: string;
   requestBody?: unknown;
   status?: number;
   headers?: Record<string, string>;
@@ -36,34 +37,51 @@ interface Transcript {
 }
 
 /**
+ * Transcripts not replayed yet, with the reason: their behaviour is another
+ * issue item still being built.
+ */
+const NOT_YET: Record<string, string> = {
+  "patch-types.json":
+    "server-side apply and patch edge cases (issue 11 item 5)",
+  "cluster-scoped-and-collections.json":
+    "namespaces, collections and DeleteOptions (issue 11 item 4)",
+};
+
+/**
  * Where FakeApiServer deliberately differs from the recorded v1.24 server,
  * keyed by "scenario/step". `message`: the Status message differs (Go vs JS
- * parser wording); `skip`: the behaviour differs (explained in the value).
+ * parser wording); `status`: only the status code and content type are
+ * compared (the body differs, explained in the value); `skip`: the
+ * behaviour differs (explained in the value).
  */
-const DEVIATIONS: Record<string, { message?: true; skip?: string }> = {
+const DEVIATIONS: Record<
+  string,
+  { message?: true; status?: string; skip?: string }
+> = {
+  "table-and-metadata/create pod p1 (unscheduled)": {
+    status: "pod defaulting (spec defaults, status) is issue 11 item 3",
+  },
+  "table-and-metadata/create pod p2 (spec.nodeName node-t)": {
+    status: "pod defaulting (spec defaults, status) is issue 11 item 3",
+  },
+  "table-and-metadata/list pods as Table": {
+    status:
+      "without pod status defaulting (item 3) STATUS reads Unknown, not Pending; the pod columns and cells are checked in fake_api_server_table_test.ts",
+  },
   "errors/extra: create with malformed JSON": { message: true },
   "list-shapes/invalid labelSelector 'app in ('": { message: true },
   "list-shapes/extra: continue token that is not a token": { message: true },
-  "watch-too-old/watch from 'old' after compaction (selector matches nothing)":
-    {
-      skip:
-        "compact() forgets etcd revisions and the watch cache window together (compaction plus restart)",
-    },
-  "watch-list-unsupported/watch-list request as client-go sends it (sendInitialEvents=true, resourceVersionMatch=NotOlderThan, no resourceVersion)":
-    { skip: "FakeApiServer implements watch-list (Kubernetes 1.27+)" },
-  "watch-list-unsupported/same with resourceVersion=<list>": {
-    skip: "FakeApiServer implements watch-list (Kubernetes 1.27+)",
-  },
-  "watch-list-unsupported/sendInitialEvents=true alone": {
-    skip:
-      "1.27+ requires resourceVersionMatch=NotOlderThan with sendInitialEvents",
-  },
-  "watch-list-unsupported/sendInitialEvents=false with resourceVersion=<list>":
-    {
-      skip:
-        "1.27+ requires resourceVersionMatch=NotOlderThan with sendInitialEvents",
-    },
 };
+
+/**
+ * GETs recorded while a watch stayed open (the recorder polled alongside):
+ * pending watches are not ended before these.
+ */
+const KEEP_WATCHING = new Set([
+  "crd-lifecycle/get the CRD while its widgets are being deleted",
+  "crd-lifecycle/list widgets while the CRD is terminating",
+  "crd-lifecycle/extra: discovery /apis/example.test/v1 while the CRD is terminating",
+]);
 
 class Matcher {
   readonly rvs = new Map<string, string>();
@@ -84,6 +102,10 @@ class Matcher {
       }
       if (expected === "<uid>") {
         assert.match(String(actual), /^[0-9a-f-]{36}$/, `${path}: a uid`);
+        return;
+      }
+      if (expected === "<age>") {
+        assert.match(String(actual), /^\d+[smhdy]/, `${path}: an age`);
         return;
       }
       if (expected === "<time>") {
@@ -166,6 +188,7 @@ function headersFor(t: Transcript, e: Entry): Record<string, string> {
     else if (!e.step.includes("no token")) h.authorization = "Bearer good";
   }
   if (e.requestContentType) h["content-type"] = e.requestContentType;
+  if (e.requestAccept) h.accept = e.requestAccept;
   return h;
 }
 
@@ -187,6 +210,8 @@ async function replay(file: string): Promise<void> {
   await using server = await FakeApiServer.start({
     clock,
     token: t.scenario === "errors" ? "good" : undefined,
+    // The recorded 1.24 server has no watch-list.
+    watchList: t.scenario !== "watch-list-unsupported",
   });
   const m = new Matcher();
   const pending: PendingWatch[] = [];
@@ -211,15 +236,19 @@ async function replay(file: string): Promise<void> {
   for (const e of t.entries) {
     const label = `${t.scenario}/${e.step}`;
     const deviation = DEVIATIONS[label];
-    if (e.hook === "compact" || e.hook === "restart") {
-      server.compact();
+    if (e.hook === "compact") {
+      server.compactStorage();
+      continue;
+    }
+    if (e.hook === "restart") {
+      server.resetWatchCache();
       continue;
     }
     if (!e.method || !e.path) continue;
     if (deviation?.skip) continue;
     const isWatch = /[?&]watch=true/.test(e.path);
     if (
-      pending.length > 0 &&
+      pending.length > 0 && !KEEP_WATCHING.has(label) &&
       ((e.method === "GET" && !isWatch) || e.step.startsWith("teardown"))
     ) await finishWatches();
     const url = server.url + m.fill(e.path, t);
@@ -255,6 +284,7 @@ async function replay(file: string): Promise<void> {
         continue;
       }
       const body = await res.json();
+      if (deviation?.status) continue;
       if (deviation?.message) {
         assert.equal(typeof body.message, "string");
         body.message = (e.body as { message: string }).message;
@@ -274,7 +304,9 @@ function matchBody(
   label: string,
 ): void {
   const expected = e.body as Record<string, unknown>;
-  if (t.scenario !== "discovery") return m.match(expected, body, label);
+  if (t.scenario !== "discovery" && expected.kind !== "APIGroupList") {
+    return m.match(expected, body, label);
+  }
   if (e.path === "/version") {
     assert.deepEqual(Object.keys(body).sort(), Object.keys(expected).sort());
     return;
@@ -298,6 +330,15 @@ function matchBody(
     const real = new Map(
       (expected.groups as { name: string }[]).map((g) => [g.name, g]),
     );
+    if (t.scenario !== "discovery") {
+      // Trimmed by the recorder to the groups of the scenario: each is served.
+      const ours = new Set(
+        (body.groups as { name: string }[]).map((g) => g.name),
+      );
+      for (const name of real.keys()) {
+        assert.ok(ours.has(name), `${label}: ${name}`);
+      }
+    }
     for (const g of body.groups as { name: string }[]) {
       const r = real.get(g.name) as Record<string, unknown> | undefined;
       if (!r) continue; // a group the recorded server did not have
@@ -320,6 +361,9 @@ function matchBody(
 
 for await (const f of Deno.readDir(DIR)) {
   if (!f.name.endsWith(".json")) continue;
-  Deno.test(`FakeApiServer answers like kube-apiserver in transcript ${f.name}`, () =>
-    replay(f.name));
+  Deno.test({
+    name: `FakeApiServer answers like kube-apiserver in transcript ${f.name}`,
+    ignore: NOT_YET[f.name] !== undefined,
+    fn: () => replay(f.name),
+  });
 }

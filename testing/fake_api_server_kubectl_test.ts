@@ -6,7 +6,7 @@
 
 import assert from "node:assert/strict";
 import { FakeApiServer } from "./fake_api_server.ts";
-import { ConfigMaps } from "../api/resources.ts";
+import { ConfigMaps, Deployments, Nodes, Pods } from "../api/resources.ts";
 
 async function hasKubectl(): Promise<boolean> {
   try {
@@ -98,7 +98,7 @@ Deno.test({
 
     const get = await kubectl("get", "configmaps");
     assert.equal(get.code, 0, get.stderr);
-    assert.match(get.stdout, /^NAME\s+CREATED AT\nfirst\s+\S+\n$/);
+    assert.match(get.stdout, /^NAME\s+DATA\s+AGE\nfirst\s+0\s+\d+s\n$/);
 
     const json = await kubectl("get", "cm", "-o", "json");
     assert.equal(json.code, 0, json.stderr);
@@ -189,7 +189,7 @@ Deno.test({
       await child.status;
     }
     const lines = out.trim().split("\n");
-    assert.match(lines[0], /^NAME\s+CREATED AT$/);
+    assert.match(lines[0], /^NAME\s+DATA\s+AGE$/);
     assert.match(lines[1], /^before\s/);
     assert.match(lines[2], /^after\s/);
   },
@@ -242,5 +242,126 @@ Deno.test({
     const all = await kubectl("get", "all");
     assert.equal(all.code, 0, all.stderr);
     assert.match(all.stdout, /deployment\.apps\/web/);
+  },
+});
+
+Deno.test({
+  name:
+    "kubectl get prints kubectl's real columns from FakeApiServer's Tables (pods, nodes -o wide, deployments)",
+  ignore,
+  async fn() {
+    await using env = await setup();
+    const { server, kubectl } = env;
+    server.create(Pods, {
+      metadata: { name: "web-1" },
+      spec: { nodeName: "node-a", containers: [{ name: "c", image: "x" }] },
+      status: {
+        phase: "Running",
+        podIP: "10.0.0.7",
+        containerStatuses: [{
+          name: "c",
+          ready: true,
+          restartCount: 2,
+          state: { running: { startedAt: "2025-01-01T00:00:00Z" } },
+        }],
+      },
+    } as never);
+    const pods = await kubectl("get", "pods");
+    assert.equal(pods.code, 0, pods.stderr);
+    assert.match(
+      pods.stdout,
+      /^NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE\nweb-1\s+1\/1\s+Running\s+2\s+\d+s\n$/,
+    );
+    const wide = await kubectl("get", "pods", "-o", "wide");
+    assert.match(
+      wide.stdout,
+      /^NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE\s+IP\s+NODE\s+NOMINATED NODE\s+READINESS GATES\nweb-1\s+1\/1\s+Running\s+2\s+\d+s\s+10\.0\.0\.7\s+node-a\s+<none>\s+<none>\n$/,
+    );
+
+    server.create(Nodes, {
+      metadata: { name: "node-a" },
+      status: {
+        conditions: [{ type: "Ready", status: "True" }],
+        addresses: [{ type: "InternalIP", address: "192.168.0.2" }],
+        nodeInfo: {
+          kubeletVersion: "v1.32.0",
+          osImage: "Debian",
+          kernelVersion: "6.1.0",
+          containerRuntimeVersion: "containerd://1.7.0",
+        },
+      },
+    } as never);
+    const nodes = await kubectl("get", "nodes", "-o", "wide");
+    assert.equal(nodes.code, 0, nodes.stderr);
+    assert.match(
+      nodes.stdout,
+      /^NAME\s+STATUS\s+ROLES\s+AGE\s+VERSION\s+INTERNAL-IP\s+EXTERNAL-IP\s+OS-IMAGE\s+KERNEL-VERSION\s+CONTAINER-RUNTIME\nnode-a\s+Ready\s+<none>\s+\d+s\s+v1\.32\.0\s+192\.168\.0\.2\s+<none>\s+Debian\s+6\.1\.0\s+containerd:\/\/1\.7\.0\n$/,
+    );
+
+    server.create(Deployments, {
+      metadata: { name: "web" },
+      spec: { replicas: 3 },
+      status: { readyReplicas: 2, updatedReplicas: 3, availableReplicas: 2 },
+    } as never);
+    const deploys = await kubectl("get", "deployments");
+    assert.match(
+      deploys.stdout,
+      /^NAME\s+READY\s+UP-TO-DATE\s+AVAILABLE\s+AGE\nweb\s+2\/3\s+3\s+2\s+\d+s\n$/,
+    );
+  },
+});
+
+Deno.test({
+  name:
+    "kubectl apply of a CRD, then kubectl get widgets with its printer columns",
+  ignore,
+  async fn() {
+    await using env = await setup();
+    const { kubectl, dir } = env;
+    const crd = `${dir}/crd.yaml`;
+    await Deno.writeTextFile(
+      crd,
+      [
+        "apiVersion: apiextensions.k8s.io/v1",
+        "kind: CustomResourceDefinition",
+        "metadata:",
+        "  name: widgets.example.test",
+        "spec:",
+        "  group: example.test",
+        "  names: {kind: Widget, plural: widgets, singular: widget, shortNames: [wd]}",
+        "  scope: Namespaced",
+        "  versions:",
+        "  - name: v1",
+        "    served: true",
+        "    storage: true",
+        "    schema:",
+        "      openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}",
+        "    additionalPrinterColumns:",
+        "    - {name: Size, type: integer, jsonPath: .spec.size}",
+        "    - {name: Age, type: date, jsonPath: .metadata.creationTimestamp}",
+        "",
+      ].join("\n"),
+    );
+    const applied = await kubectl("apply", "-f", crd);
+    assert.equal(applied.code, 0, applied.stderr);
+    const widget = `${dir}/w.yaml`;
+    await Deno.writeTextFile(
+      widget,
+      "apiVersion: example.test/v1\nkind: Widget\nmetadata: {name: w1}\nspec: {size: 3}\n",
+    );
+    const created = await kubectl("apply", "-f", widget);
+    assert.equal(created.code, 0, created.stderr);
+    assert.equal(created.stdout.trim(), "widget.example.test/w1 created");
+    const got = await kubectl("get", "widgets");
+    assert.equal(got.code, 0, got.stderr);
+    assert.match(got.stdout, /^NAME\s+SIZE\s+AGE\nw1\s+3\s+\d+s\n$/);
+    const short = await kubectl(
+      "get",
+      "wd",
+      "w1",
+      "-o",
+      "jsonpath={.spec.size}",
+    );
+    assert.equal(short.stdout, "3");
   },
 });

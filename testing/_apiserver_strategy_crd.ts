@@ -1,0 +1,331 @@
+/**
+ * CustomResourceDefinitions that come alive, as kube-apiserver's
+ * apiextensions server and its controllers make them: a created CRD is
+ * defaulted, then NamesAccepted and Established at once, and its
+ * resource is served (a table registered with a custom-resource strategy:
+ * unstructured JSON, generation, Table with additionalPrinterColumns,
+ * discovery with singularName and storageVersionHash). Deleting it goes
+ * through Terminating: the `customresourcecleanup.apiextensions.k8s.io`
+ * finalizer, its custom resources deleted in key order (finalizers
+ * honoured), creates answered 405 and discovery without create, patch and
+ * update; once the last one is gone the CRD goes, its open watches end and
+ * its paths answer 404. Internal to `FakeApiServer`.
+ *
+ * @module
+ */
+
+import { createHash } from "node:crypto";
+import type { KubeObject } from "../api/object.ts";
+import {
+  age,
+  NAME_COLUMN,
+  type PrinterColumn,
+  type TableColumns,
+} from "../client/printers.ts";
+import { resourceType } from "../api/resources.ts";
+import type { Cluster } from "./_apiserver_registry.ts";
+import { failure, statusError } from "./_apiserver_status.ts";
+import type { Entry, HistoryEvent, Table } from "./_apiserver_store.ts";
+import {
+  type ResourceStrategy,
+  STATUS,
+  SUBRESOURCE_VERBS,
+} from "./_apiserver_strategy.ts";
+import { SCALE } from "./_apiserver_scale.ts";
+
+const CLEANUP_FINALIZER = "customresourcecleanup.apiextensions.k8s.io";
+
+// Discovery verbs of a custom resource, in apiextensions' order.
+const CR_VERBS = [
+  "delete",
+  "deletecollection",
+  "get",
+  "list",
+  "patch",
+  "create",
+  "update",
+  "watch",
+];
+const TERMINATING_VERBS = CR_VERBS.filter((v) =>
+  v !== "create" && v !== "patch" && v !== "update"
+);
+
+const AGE_DATE: PrinterColumn = {
+  name: "Age",
+  type: "date",
+  format: "",
+  description:
+    "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata",
+  priority: 0,
+};
+
+// deno-lint-ignore no-explicit-any
+type Loose = any;
+
+/** What the fake keeps about one served CRD. */
+interface Served {
+  table: Table;
+  strategy: ResourceStrategy;
+  terminating: boolean;
+  finishing: boolean;
+}
+
+// Per cluster: CRD name -> what it serves.
+const SERVED = new WeakMap<Cluster, Map<string, Served>>();
+
+function servedOf(store: Cluster): Map<string, Served> {
+  let m = SERVED.get(store);
+  if (!m) SERVED.set(store, m = new Map());
+  return m;
+}
+
+/** apiextensions.k8s.io/v1 customresourcedefinitions. */
+export const CRDS: ResourceStrategy = {
+  generation: true,
+  ownDelete: true,
+  subresources: { status: STATUS },
+  prepareForCreate(obj) {
+    const o = obj as Loose;
+    o.spec ??= {};
+    o.spec.conversion ??= { strategy: "None" };
+    const storage = (o.spec.versions ?? []).find((v: Loose) => v.storage) ??
+      o.spec.versions?.[0];
+    o.status = {
+      conditions: null,
+      acceptedNames: { plural: "", kind: "" },
+      storedVersions: storage ? [storage.name] : [],
+    };
+  },
+  afterCreate(store, table, entry) {
+    establish(store, table, entry);
+  },
+  beforeDelete(obj, _options, now) {
+    if (obj.metadata.deletionTimestamp) return;
+    const o = obj as Loose;
+    if (!served(o)) return;
+    obj.metadata.finalizers = [
+      ...(obj.metadata.finalizers ?? []).filter((f) => f !== CLEANUP_FINALIZER),
+      CLEANUP_FINALIZER,
+    ];
+    setCondition(o, {
+      type: "Terminating",
+      status: "True",
+      lastTransitionTime: now,
+      reason: "InstanceDeletionPending",
+      message:
+        "CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon",
+    });
+  },
+  afterDelete(store, table, result) {
+    if (result.removed) return;
+    const s = servedOf(store).get(result.entry.name);
+    if (s && !s.terminating) startCleanup(store, table, result.entry, s);
+    // Nothing served (a type given at start): nothing to clean up.
+    if (!s) dropFinalizer(store, table, result.entry.name);
+  },
+};
+
+function served(crd: Loose): boolean {
+  return crd?.spec?.group !== undefined && crd?.spec?.names?.plural;
+}
+
+function setCondition(crd: Loose, cond: Record<string, string>): void {
+  const rest = (crd.status?.conditions ?? []).filter((c: Loose) =>
+    c.type !== cond.type
+  );
+  crd.status = { ...crd.status, conditions: [...rest, cond] };
+}
+
+/** NamesAccepted, Established, and its resource served. */
+function establish(store: Cluster, crdTable: Table, entry: Entry): void {
+  const crd = entry.obj as Loose;
+  const spec = crd.spec ?? {};
+  const names = spec.names ?? {};
+  const versions: Loose[] = spec.versions ?? [];
+  const version = versions.find((v) => v.storage && v.served) ??
+    versions.find((v) => v.served);
+  if (!spec.group || !names.plural || !names.kind || !version) return;
+  const type = resourceType({
+    apiVersion: `${spec.group}/${version.name}`,
+    kind: names.kind,
+    resource: names.plural,
+    namespaced: spec.scope !== "Cluster",
+    singular: names.singular ?? names.kind.toLowerCase(),
+    shortNames: names.shortNames,
+  });
+  const s: Served = {
+    table: undefined as unknown as Table,
+    strategy: customResourceStrategy(spec.group, version, names),
+    terminating: false,
+    finishing: false,
+  };
+  s.strategy.validateCreate = () => {
+    if (!s.terminating) return;
+    throw statusError(
+      failure(
+        405,
+        "MethodNotAllowed",
+        "create not allowed while custom resource definition is terminating",
+        { group: spec.group, kind: names.plural },
+      ),
+    );
+  };
+  const table = store.addTable(type, s.strategy);
+  if (!table) return; // served already (a resource type given at start)
+  s.table = table;
+  servedOf(store).set(entry.name, s);
+  // Its last instance gone while terminating: the CRD can go.
+  table.sinks.add({
+    event: (ev: HistoryEvent) => {
+      if (ev.type === "DELETED" && s.terminating) {
+        finishSoon(store, crdTable, entry.name);
+      }
+    },
+  });
+  const next = JSON.parse(JSON.stringify(crd));
+  const at = crd.metadata.creationTimestamp;
+  next.status.conditions = [{
+    type: "NamesAccepted",
+    status: "True",
+    lastTransitionTime: at,
+    reason: "NoConflicts",
+    message: "no conflicts found",
+  }, {
+    type: "Established",
+    status: "True",
+    lastTransitionTime: at,
+    reason: "InitialNamesAccepted",
+    message: "the initial names have been accepted",
+  }];
+  next.status.acceptedNames = {
+    plural: names.plural,
+    singular: names.singular ?? names.kind.toLowerCase(),
+    ...(names.shortNames ? { shortNames: names.shortNames } : {}),
+    kind: names.kind,
+    listKind: names.listKind ?? `${names.kind}List`,
+    ...(names.categories ? { categories: names.categories } : {}),
+  };
+  store.update(crdTable, next, { statusOnly: true });
+}
+
+/** The strategy of a CRD's custom resources. */
+function customResourceStrategy(
+  group: string,
+  version: Loose,
+  names: Loose,
+): ResourceStrategy {
+  const subs: Record<string, typeof STATUS> = {};
+  if (version.subresources?.status) subs.status = STATUS;
+  if (version.subresources?.scale) {
+    subs.scale = { ...SCALE, verbs: SUBRESOURCE_VERBS };
+  }
+  return {
+    generation: true,
+    unstructured: true,
+    verbs: CR_VERBS,
+    categories: names.categories,
+    subresources: subs,
+    storageVersionHash: createHash("sha256")
+      .update(`${group}/${version.name}/${names.kind}`)
+      .digest()
+      .subarray(0, 8)
+      .toString("base64"),
+    columns: printerColumns(version.additionalPrinterColumns ?? []),
+  };
+}
+
+/** Name, then the additionalPrinterColumns (or Age when there are none). */
+function printerColumns(extra: Loose[]): TableColumns {
+  const defs: PrinterColumn[] = [NAME_COLUMN];
+  const paths: (string | undefined)[] = [undefined];
+  if (extra.length === 0) {
+    defs.push(AGE_DATE);
+    paths.push(".metadata.creationTimestamp");
+  }
+  for (const c of extra) {
+    defs.push({
+      name: c.name,
+      type: c.type ?? "string",
+      format: c.format ?? "",
+      description: c.description ?? "",
+      priority: c.priority ?? 0,
+    });
+    paths.push(c.jsonPath);
+  }
+  return {
+    columns: defs,
+    cells: (obj, now) =>
+      defs.map((d, i) => {
+        if (i === 0) return obj.metadata.name ?? "";
+        const v = at(obj, paths[i]!);
+        if (d.type === "date" && typeof v === "string") return age(v, now);
+        if (v === undefined) return null as unknown as string;
+        return typeof v === "object" ? JSON.stringify(v) : v as string;
+      }),
+  };
+}
+
+/** The value at a simple JSONPath (`.spec.size`, `{.status.phase}`). */
+function at(obj: KubeObject, path: string): unknown {
+  let v: unknown = obj;
+  const p = path.replace(/^\{|\}$/g, "").replace(/^\$?\./, "");
+  for (const part of p.split(".")) {
+    if (part === "") continue;
+    if (v === null || typeof v !== "object") return undefined;
+    v = (v as Record<string, unknown>)[part];
+  }
+  return v;
+}
+
+/** Terminating: instance deletion in progress, every custom resource deleted. */
+function startCleanup(
+  store: Cluster,
+  crdTable: Table,
+  crd: Entry,
+  s: Served,
+): void {
+  s.terminating = true;
+  s.strategy.verbs = TERMINATING_VERBS;
+  const next = JSON.parse(JSON.stringify(crd.obj));
+  setCondition(next, {
+    type: "Terminating",
+    status: "True",
+    lastTransitionTime: crd.obj.metadata.deletionTimestamp!,
+    reason: "InstanceDeletionInProgress",
+    message: "CustomResource deletion is in progress",
+  });
+  store.update(crdTable, next, { statusOnly: true });
+  for (const e of [...s.table.sorted()]) {
+    if (!e.obj.metadata.deletionTimestamp) {
+      store.delete(s.table, e.namespace, e.name);
+    }
+  }
+  if (s.table.size === 0) finishSoon(store, crdTable, crd.name);
+}
+
+// After the write in progress has reached every watcher: the CRD's
+// finalizer goes (so the CRD is deleted), then its resource stops being
+// served and its watches end. kube-apiserver checks every 5 s; the fake
+// finishes as soon as the last instance is gone.
+function finishSoon(store: Cluster, crdTable: Table, name: string): void {
+  const s = servedOf(store).get(name);
+  if (!s || s.finishing || s.table.size > 0) return;
+  s.finishing = true;
+  queueMicrotask(() => {
+    dropFinalizer(store, crdTable, name);
+    servedOf(store).delete(name);
+    store.removeTable(s.table);
+  });
+}
+
+/** Remove the cleanup finalizer: the CRD is deleted unless others remain. */
+function dropFinalizer(store: Cluster, crdTable: Table, name: string): void {
+  const current = crdTable.get(name);
+  if (!current?.obj.metadata.finalizers?.includes(CLEANUP_FINALIZER)) return;
+  const next = JSON.parse(JSON.stringify(current.obj));
+  next.metadata.finalizers = next.metadata.finalizers.filter((f: string) =>
+    f !== CLEANUP_FINALIZER
+  );
+  delete next.metadata.resourceVersion;
+  store.update(crdTable, next);
+}
