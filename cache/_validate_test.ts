@@ -20,9 +20,17 @@ import {
   TTLPolicy,
 } from "./expiration_cache.ts";
 import { newUndeltaStore } from "./undelta_store.ts";
-import { newIndexerInformer, newInformer } from "./controller.ts";
+import {
+  Controller,
+  FilteringResourceEventHandler,
+  newIndexerInformer,
+  newInformer,
+} from "./controller.ts";
+import { listAll, listAllByNamespace, newGenericLister } from "./listers.ts";
+import { everything } from "./labels.ts";
 import { metaNamespaceKeyFunc } from "./keys.ts";
 import { ConfigMaps } from "../api/resources.ts";
+import type { KubeObject } from "../api/object.ts";
 import { FakeControllerSource } from "../testing/fake_controller_source.ts";
 
 // deno-lint-ignore no-explicit-any
@@ -245,4 +253,59 @@ Deno.test("stores and queues check their arguments at the call", async () => {
   for (const [fn, type, message] of cases) {
     await throwsAtCall(fn, type, message);
   }
+});
+
+Deno.test("listers and controllers check their arguments at the call", async () => {
+  const indexer = newIndexer<KubeObject>(metaNamespaceKeyFunc, {});
+  const cases: [() => unknown, typeof TypeError, string][] = [
+    [
+      () => listAll(indexer, "app=web" as Any, () => {}),
+      TypeError,
+      'listAll: selector must be a Selector (with matches, empty methods), got "app=web"',
+    ],
+    [
+      () =>
+        listAllByNamespace(indexer, undefined as Any, everything(), () => {}),
+      TypeError,
+      'listAllByNamespace: namespace must be a string ("" for all), got undefined',
+    ],
+    [
+      () => newGenericLister(undefined as Any),
+      TypeError,
+      "newGenericLister: indexer must be an Indexer such as informer.getIndexer() (with list, byIndex, getIndexers, getByKey methods), got undefined",
+    ],
+    [
+      () => new FilteringResourceEventHandler(() => true, undefined as Any),
+      TypeError,
+      "new FilteringResourceEventHandler: handler must be an object with onAdd, onUpdate or onDelete, got undefined",
+    ],
+    [
+      () => new Controller(undefined as Any),
+      TypeError,
+      "new Controller: config must be a ControllerConfig object, got undefined",
+    ],
+    [
+      () =>
+        new Controller({
+          queue: new DeltaFIFO<KubeObject>(),
+          listerWatcher: new FakeControllerSource(),
+          process: "handle" as Any,
+        }),
+      TypeError,
+      'new Controller: config.process must be a function, got "handle"',
+    ],
+  ];
+  for (const [fn, type, message] of cases) {
+    await throwsAtCall(fn, type, message);
+  }
+  const controller = new Controller({
+    queue: new DeltaFIFO<KubeObject>(),
+    listerWatcher: new FakeControllerSource(),
+    process: () => {},
+  });
+  await throwsAtCall(
+    () => controller.run(undefined as Any),
+    TypeError,
+    "Controller.run: signal must be an AbortSignal, got undefined",
+  );
 });

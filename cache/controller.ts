@@ -11,6 +11,7 @@
 import {
   checkClock,
   checkDuration,
+  checkFunction,
   checkIndexers,
   checkMethods,
   checkOptions,
@@ -81,8 +82,17 @@ export class FilteringResourceEventHandler<T extends KubeObject>
    * Wrap a handler.
    * @param filter which objects the handler hears about; must not modify them
    * @param handler the handler to forward to
+   * @throws {TypeError} when `filter` is not a function or `handler` not an object
    */
   constructor(filter: (obj: T) => boolean, handler: ResourceEventHandler<T>) {
+    checkFunction("new FilteringResourceEventHandler", "filter", filter);
+    if (typeof handler !== "object" || handler === null) {
+      throw new TypeError(
+        `new FilteringResourceEventHandler: handler must be an object with onAdd, onUpdate or onDelete, got ${
+          show(handler)
+        }`,
+      );
+    }
     this.#filter = filter;
     this.#handler = handler;
   }
@@ -163,8 +173,32 @@ export class Controller<T extends KubeObject> {
   /**
    * Make a controller; nothing happens until {@link Controller.run}.
    * @param config queue, source, process function and timing options
+   * @throws {TypeError} when `config` or one of its fields has the wrong type
+   * @throws {RangeError} when `config.fullResyncPeriod` is negative
    */
   constructor(config: ControllerConfig<T>) {
+    const call = "new Controller";
+    if (typeof config !== "object" || config === null) {
+      throw new TypeError(
+        `${call}: config must be a ControllerConfig object, got ${
+          show(config)
+        }`,
+      );
+    }
+    checkMethods(call, "config.queue", config.queue, "a DeltaFIFO", [
+      "pop",
+      "close",
+    ]);
+    checkMethods(
+      call,
+      "config.listerWatcher",
+      config.listerWatcher,
+      "a ListerWatcher",
+      ["list", "watch"],
+    );
+    checkFunction(call, "config.process", config.process);
+    checkDuration(call, "config.fullResyncPeriod", config.fullResyncPeriod);
+    checkClock(call, "config.clock", config.clock);
     this.#config = config;
   }
 
@@ -175,8 +209,16 @@ export class Controller<T extends KubeObject> {
    *
    * @param signal stops the controller
    * @returns a promise settling when everything has stopped
+   * @throws {TypeError} (rejection) when `signal` is not an AbortSignal
    */
   run(signal: AbortSignal): Promise<void> {
+    if (!(signal instanceof AbortSignal)) {
+      return Promise.reject(
+        new TypeError(
+          `Controller.run: signal must be an AbortSignal, got ${show(signal)}`,
+        ),
+      );
+    }
     this.#running ??= this.#run(signal);
     return this.#running;
   }

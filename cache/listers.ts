@@ -6,6 +6,7 @@
  * @module
  */
 
+import { checkFunction, checkMethods, show } from "./_validate.ts";
 import type { KubeObject } from "../api/object.ts";
 import { everything, parseSelector, type Selector } from "./labels.ts";
 import type { Indexer, Store } from "./store.ts";
@@ -38,12 +39,19 @@ import { NAMESPACE_INDEX } from "./index.ts";
  * @param store the store to read
  * @param selector the label selector to match
  * @param append called with each matching object, in store order
+ * @throws {TypeError} when an argument has the wrong type
  */
 export function listAll<T extends KubeObject>(
   store: Pick<Store<T>, "list">,
   selector: Selector,
   append: (obj: T) => void,
 ): void {
+  checkMethods("listAll", "store", store, "a store", ["list"]);
+  checkMethods("listAll", "selector", selector, "a Selector", [
+    "matches",
+    "empty",
+  ]);
+  checkFunction("listAll", "append", append);
   const all = selector.empty();
   for (const obj of store.list()) {
     if (all || selector.matches(obj.metadata.labels)) append(obj);
@@ -61,6 +69,7 @@ export function listAll<T extends KubeObject>(
  * @param namespace the namespace, or `""` for all
  * @param selector the label selector to match
  * @param append called with each matching object
+ * @throws {TypeError} when an argument has the wrong type
  */
 export function listAllByNamespace<T extends KubeObject>(
   indexer: Indexer<T>,
@@ -68,6 +77,19 @@ export function listAllByNamespace<T extends KubeObject>(
   selector: Selector,
   append: (obj: T) => void,
 ): void {
+  const call = "listAllByNamespace";
+  checkMethods(call, "indexer", indexer, "an Indexer", [
+    "list",
+    "byIndex",
+    "getIndexers",
+  ]);
+  if (typeof namespace !== "string") {
+    throw new TypeError(
+      `${call}: namespace must be a string ("" for all), got ${
+        show(namespace)
+      }`,
+    );
+  }
   if (namespace === "") return listAll(indexer, selector, append);
   const all = selector.empty();
   if (Object.hasOwn(indexer.getIndexers(), NAMESPACE_INDEX)) {
@@ -163,10 +185,18 @@ function toSelector(selector: Selector | string | undefined): Selector {
  * @typeParam T the object type
  * @param indexer the cache to read, e.g. `informer.getIndexer()`
  * @returns a lister sharing the indexer's objects
+ * @throws {TypeError} when `indexer` is not an Indexer
  */
 export function newGenericLister<T extends KubeObject>(
   indexer: Indexer<T>,
 ): GenericLister<T> {
+  checkMethods(
+    "newGenericLister",
+    "indexer",
+    indexer,
+    "an Indexer such as informer.getIndexer()",
+    ["list", "byIndex", "getIndexers", "getByKey"],
+  );
   const namespaced = (namespace: string): GenericNamespaceLister<T> => ({
     list(selector?: Selector | string): Readonly<T>[] {
       const out: T[] = [];
