@@ -68,8 +68,9 @@ async function pump(
 
 /**
  * A handler that keeps its own view of the objects and records every
- * inconsistency: an add for a key it has, an update for a key it lacks, a
- * delete for a key it lacks.
+ * inconsistency: an add for a key it has, an update for a key it lacks or
+ * from a state it never got, a same-RV update (the informer has no
+ * resync), a delete for a key it lacks.
  */
 class ViewHandler {
   view = new Map<string, ConfigMap>();
@@ -79,9 +80,18 @@ class ViewHandler {
     if (this.view.has(key)) this.violations.push(`add for present ${key}`);
     this.view.set(key, obj);
   };
-  onUpdate = (_old: ConfigMap, obj: ConfigMap) => {
+  onUpdate = (old: ConfigMap, obj: ConfigMap) => {
     const key = metaNamespaceKeyFunc(obj);
-    if (!this.view.has(key)) this.violations.push(`update for absent ${key}`);
+    const last = this.view.get(key);
+    if (!last) this.violations.push(`update for absent ${key}`);
+    else if (last.metadata.resourceVersion !== old.metadata.resourceVersion) {
+      this.violations.push(`update of ${key} from a state it never got`);
+    }
+    // The informer has no resync: a same-RV update (a relist's unchanged
+    // object) must never reach a handler.
+    if (old.metadata.resourceVersion === obj.metadata.resourceVersion) {
+      this.violations.push(`same-RV update of ${key}`);
+    }
     this.view.set(key, obj);
   };
   onDelete = (obj: ConfigMap | DeletedFinalStateUnknown<ConfigMap>) => {
