@@ -151,6 +151,9 @@ export interface ListWatchOptions {
  * Make a {@link ListerWatcher} for one resource type, optionally restricted
  * to a namespace and selectors (client-go `NewFilteredListWatchFromClient`).
  * The filters override whatever the Reflector passes for the same fields.
+ * It carries a `description` for logs (`"configmaps in team-a (app=web)"`,
+ * the Reflector's default name) and the `expectedType` (apiVersion and kind
+ * of `type`) whose other objects the Reflector skips.
  *
  * @example List the labelled config maps of one namespace
  * ```ts
@@ -182,7 +185,17 @@ export function listWatch<T extends KubeObject>(
     if (filters.fieldSelector) merged.fieldSelector = filters.fieldSelector;
     return merged;
   };
+  const selectors = [filters.labelSelector, filters.fieldSelector].filter(
+    Boolean,
+  );
   return {
+    description: `${type.resource}${type.group ? `.${type.group}` : ""}${
+      filters.namespace ? ` in ${filters.namespace}` : ""
+    }${selectors.length > 0 ? ` (${selectors.join(", ")})` : ""}`,
+    expectedType: {
+      apiVersion: type.group ? `${type.group}/${type.version}` : type.version,
+      kind: type.kind,
+    },
     list: (opts, signal) => client.list(type, withFilters(opts, signal)),
     watch: (opts, signal) => client.watch(type, withFilters(opts, signal)),
   };

@@ -40,14 +40,24 @@ export type ReflectorState =
    * large: `Empty` with `quorum`, at once the first time. Any other failure:
    * `Backoff`, then `Empty` again (`quorum` kept until a list succeeds).
    * `listOnly`: this cycle falls back from watch-list to list.
+   * `keepBackoff`: this relist follows a watch that answered 410 for the RV
+   * the previous list had just handed out; its success does not reset the
+   * backoff, so a server that keeps doing that is retried ever more slowly.
    */
-  | { type: "Empty"; rv: string; quorum: boolean; listOnly: boolean }
+  | {
+    type: "Empty";
+    rv: string;
+    quorum: boolean;
+    listOnly: boolean;
+    keepBackoff: boolean;
+  }
   /**
    * Synced at `rv`; a watch is opened from it next. Entered after a list,
    * after a watch that ended cleanly or broke after delivering something,
    * after the liveness watchdog abandoned a silent watch, and after the
    * backoff of a throttled or unreachable watch request. `fromList`: `rv`
-   * came straight from a list and no event has moved it since. Watch opened:
+   * came straight from a list, and this is the first watch from it, with
+   * no backoff in between. Watch opened:
    * `Watching`. 410: `Empty` at `rv` (at once, unless `fromList`). 429 or
    * no answer: `Backoff`, then `InitListed` again. Other answers: `Backoff`,
    * then `Empty`.
@@ -131,7 +141,13 @@ export interface Transition {
 
 /** The state a Reflector starts in. */
 export function initialState(): ReflectorState {
-  return { type: "Empty", rv: "", quorum: false, listOnly: false };
+  return {
+    type: "Empty",
+    rv: "",
+    quorum: false,
+    listOnly: false,
+    keepBackoff: false,
+  };
 }
 
 /**
@@ -187,7 +203,7 @@ function fromEmpty(s: EmptyState, input: ReflectorInput): Transition {
         state: input.watching
           ? { type: "Watching", rv: input.rv, fromList: true, holdRV: false }
           : { type: "InitListed", rv: input.rv, fromList: true },
-        resetBackoff: true,
+        resetBackoff: !s.keepBackoff,
       };
     case "listFailed": {
       const report = input.watchList ? input.error : undefined;
@@ -227,7 +243,10 @@ function fromInitListed(
         case "throttled":
         case "network":
           // client-go isWatchErrorRetriable: retry the watch, not the list.
-          return backoff(s.rv, input.error, input.kind, { ...s });
+          return backoff(s.rv, input.error, input.kind, {
+            ...s,
+            fromList: false,
+          });
         case "status":
           return backoff(s.rv, input.error, input.kind, relist(s.rv));
       }
@@ -247,7 +266,11 @@ function fromWatching(
     );
   }
   const fromList = s.fromList && input.events === 0;
-  const resume: InitListedState = { type: "InitListed", rv: s.rv, fromList };
+  const resume: InitListedState = {
+    type: "InitListed",
+    rv: s.rv,
+    fromList: false,
+  };
   const veryShort = input.events === 0 &&
     input.lastedMs < VERY_SHORT_WATCH_MS;
   switch (input.end) {
@@ -291,10 +314,11 @@ function fromWatching(
 /**
  * A watch answered 410 (the RV fell out of the watch window): relist at the
  * last synced RV — a list at an RV is served at least that fresh — at once,
- * since the server has answered. Except when the RV came straight from a list
- * and nothing moved it: the server keeps refusing what it just handed out
- * (apiservers out of step behind a load balancer), so back off to avoid a
- * tight list/watch loop.
+ * since the server has answered. Except on the first watch straight after a
+ * list, before any event: the server refuses what it just handed out
+ * (apiservers out of step behind a load balancer, or a list slower than the
+ * watch window), so back off to avoid a tight list/watch loop, and keep the
+ * backoff through that relist's success.
  */
 function expired(
   rv: string,
@@ -302,12 +326,20 @@ function expired(
   error: unknown,
   kind: FailureKind,
 ): Transition {
-  if (fromList) return backoff(rv, error, kind, relist(rv));
+  if (fromList) {
+    return backoff(rv, error, kind, { ...relist(rv), keepBackoff: true });
+  }
   return { state: relist(rv), report: error, resetBackoff: true };
 }
 
 function relist(rv: string): EmptyState {
-  return { type: "Empty", rv, quorum: false, listOnly: false };
+  return {
+    type: "Empty",
+    rv,
+    quorum: false,
+    listOnly: false,
+    keepBackoff: false,
+  };
 }
 
 function backoff(

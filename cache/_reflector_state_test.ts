@@ -15,11 +15,16 @@ import {
 } from "./_reflector_state.ts";
 
 const err = new Error("x");
-const empty = (rv: string, quorum = false): EmptyState => ({
+const empty = (
+  rv: string,
+  quorum = false,
+  keepBackoff = false,
+): EmptyState => ({
   type: "Empty",
   rv,
   quorum,
   listOnly: false,
+  keepBackoff,
 });
 const listed = (rv: string, fromList = false): InitListedState => ({
   type: "InitListed",
@@ -70,6 +75,12 @@ Deno.test("step() from Empty: a list leads to InitListed and resets the backoff;
       state: listed("101", true),
       resetBackoff: true,
     });
+  });
+  await t.step("listed after a guarded 410 keeps the backoff", () => {
+    assert.deepEqual(
+      step(empty("101", false, true), { type: "listed", rv: "102" }),
+      { state: listed("102", true), resetBackoff: false },
+    );
   });
   await t.step("a watch-list keeps its stream: Watching", () => {
     assert.deepEqual(
@@ -154,21 +165,24 @@ Deno.test("step() from InitListed: open → Watching; 410 → relist at the last
           kind: "expired",
           error: err,
         }),
-        backoff("101", "expired", empty("101")),
+        backoff("101", "expired", empty("101", false, true)),
       );
     },
   );
   for (const kind of ["throttled", "network"] as const) {
-    await t.step(`${kind}: Backoff, then the watch again`, () => {
-      assert.deepEqual(
-        step(listed("101", true), {
-          type: "watchOpenFailed",
-          kind,
-          error: err,
-        }),
-        backoff("101", kind, listed("101", true)),
-      );
-    });
+    await t.step(
+      `${kind}: Backoff, then the watch again, no longer straight from a list`,
+      () => {
+        assert.deepEqual(
+          step(listed("101", true), {
+            type: "watchOpenFailed",
+            kind,
+            error: err,
+          }),
+          backoff("101", kind, listed("101", false)),
+        );
+      },
+    );
   }
   await t.step("other answers: Backoff, then relist", () => {
     assert.deepEqual(
@@ -190,7 +204,7 @@ Deno.test("step() from Watching: where each ending goes", async (t) => {
         state: listed("150"),
       });
       assert.deepEqual(step(watching("150", true), ended("clean", 0, 1_000)), {
-        state: listed("150", true),
+        state: listed("150", false),
       });
     },
   );
@@ -246,7 +260,7 @@ Deno.test("step() from Watching: where each ending goes", async (t) => {
     () => {
       assert.deepEqual(
         step(watching("101", true), ended("error", 0, 5, "expired")),
-        backoff("101", "expired", empty("101")),
+        backoff("101", "expired", empty("101", false, true)),
       );
     },
   );
@@ -262,6 +276,19 @@ Deno.test("step() from Watching: where each ending goes", async (t) => {
       backoff("5", "status", empty("5")),
     );
   });
+});
+
+Deno.test("step() after an outage: refused reconnects, then a 410 answer relists at once", () => {
+  // Synced at 104, the server dies before the first watch is answered.
+  let t = step(empty(""), { type: "listed", rv: "104" });
+  for (let i = 0; i < 5; i++) {
+    t = step(t.state, { type: "watchOpenFailed", kind: "network", error: err });
+    assert.equal(t.state.type, "Backoff");
+    t = step(t.state, { type: "slept" });
+  }
+  t = step(t.state, { type: "watchOpened" });
+  t = step(t.state, ended("error", 0, 5, "expired"));
+  assert.deepEqual(t, { state: empty("104"), report: err, resetBackoff: true });
 });
 
 Deno.test("step() from Backoff goes to its target; cycleFailed relists after a backoff", () => {

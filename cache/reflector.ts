@@ -332,7 +332,13 @@ export class Reflector<T extends KubeObject = KubeObject>
     checkSignal("Reflector.listAndWatch", "signal", signal);
     const s = this.#state;
     if (s.type !== "Empty") {
-      this.#state = { type: "Empty", rv: s.rv, quorum: false, listOnly: false };
+      this.#state = {
+        type: "Empty",
+        rv: s.rv,
+        quorum: false,
+        listOnly: false,
+        keepBackoff: false,
+      };
     }
     await this.#drive(signal, true);
   }

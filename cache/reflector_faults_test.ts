@@ -159,51 +159,66 @@ Deno.test("Reflector never takes the RV of a watch's synthetic initial ADDEDs as
   );
 });
 
-Deno.test("Reflector relists at once when the server answers 410 after an outage (convergence within 0 ms of fake time)", async () => {
+Deno.test("Reflector relists at once when the server answers 410 after an outage (convergence within 0 ms of fake time)", async (t) => {
   // issue 10 item 7: connections refused for 20 s, then the old RV
-  // answers 410. The backoff grown by the refused reconnects must not delay
-  // the relist: the server has answered.
-  const lw = new ScriptedLW();
-  lw.lists = [
-    list("100", pod("web-1", "100")),
-    list("250", pod("web-1", "240")),
-  ];
-  let server: "down" | "up" | "answered" = "down";
-  lw.watches = [
-    {
-      events: [{ type: "BOOKMARK", object: pod("", "100") }],
-      thenThrow: new TypeError("error reading a body from connection"),
+  // answers 410 (as an HTTP status or as an ERROR event). The backoff grown
+  // by the refused reconnects must not delay the relist: the server has
+  // answered.
+  const answers = {
+    "HTTP 410, the stream cut after an event": {
+      first: {
+        events: [{ type: "BOOKMARK", object: pod("", "100") }],
+        thenThrow: new TypeError("error reading a body from connection"),
+      } as WatchScript,
+      expired: () => new StatusError(status(410, "Gone")),
     },
-    () => {
-      if (server === "down") return refused();
-      if (server === "up") {
-        server = "answered";
-        return new StatusError(status(410, "Gone"));
+    "ERROR 410, the first watch after the list refused": {
+      first: undefined,
+      expired: (): WatchScript => [{
+        type: "ERROR",
+        object: status(410, "Expired"),
+      }],
+    },
+  };
+  for (const [name, { first, expired }] of Object.entries(answers)) {
+    await t.step(name, async () => {
+      const lw = new ScriptedLW();
+      lw.lists = [
+        list("100", pod("web-1", "100")),
+        list("250", pod("web-1", "240")),
+      ];
+      let server: "down" | "up" | "answered" = "down";
+      const reconnect = (): WatchScript | Error => {
+        if (server === "down") return refused();
+        if (server === "up") {
+          server = "answered";
+          return expired();
+        }
+        return "hang";
+      };
+      lw.watches = first ? [first, reconnect] : [reconnect];
+      await using r = reflectorOn(lw);
+      // From the first refused reconnect on, 20 s of refused connections.
+      await until(() => r.statuses.some((s) => s.type === "Failed"));
+      let waited = 0;
+      while (waited < 20_000) {
+        await r.clock.waitForWaiters(1);
+        const d = r.clock.nextDue()! - r.clock.now();
+        await r.clock.step(d);
+        waited += d;
       }
-      return "hang";
-    },
-  ];
-  await using r = reflectorOn(lw);
-  // The stream is cut after an event: resumed at once, and from then on
-  // every reconnect is refused for 20 s.
-  await until(() => lw.calls.length === 3);
-  let waited = 0;
-  while (waited < 20_000) {
-    await r.clock.waitForWaiters(1);
-    const d = r.clock.nextDue()! - r.clock.now();
-    await r.clock.step(d);
-    waited += d;
+      server = "up";
+      await r.clock.waitForWaiters(1);
+      const reconnectAt = r.clock.nextDue()!;
+      await r.clock.step(reconnectAt - r.clock.now());
+      await until(() => r.store.ops.at(-1) === "replace web-1@250");
+      assert.equal(r.clock.now() - reconnectAt, 0, "relisted without waiting");
+      assert.ok(lw.calls.includes("LIST rv=100"));
+      assert.equal(lw.calls.filter((c) => c === "LIST rv=").length, 0);
+      const recovered = r.statuses.find((s) => s.type === "Recovered");
+      assert.ok(recovered?.type === "Recovered" && recovered.relisted);
+    });
   }
-  server = "up";
-  const reconnectAt = r.clock.now() + (r.clock.nextDue()! - r.clock.now());
-  await r.clock.step(r.clock.nextDue()! - r.clock.now());
-  await until(() => r.store.ops.at(-1) === "replace web-1@250");
-  const convergedAt = r.clock.now();
-  assert.equal(convergedAt - reconnectAt, 0, "relisted without waiting");
-  assert.ok(lw.calls.includes("LIST rv=100"));
-  assert.equal(lw.calls.filter((c) => c === "LIST rv=").length, 0);
-  const recovered = r.statuses.find((s) => s.type === "Recovered");
-  assert.ok(recovered && recovered.type === "Recovered" && recovered.relisted);
 });
 
 Deno.test("Reflector keeps backing off for refused connections, 5xx and 429", async () => {

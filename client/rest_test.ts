@@ -748,6 +748,37 @@ Deno.test("listWatch() over KubeClient lists and watches with its filters", asyn
   assert.equal(server.requests.at(-1)!.query.get("labelSelector"), "app=x");
 });
 
+Deno.test("listWatch() describes what it watches and the apiVersion/kind it expects", () => {
+  const client = {
+    list: () => Promise.reject(),
+    watch: () => Promise.reject(),
+  };
+  const lw = listWatch(client, ConfigMaps, {
+    namespace: "team-a",
+    labelSelector: "app=web",
+    fieldSelector: "metadata.name=x",
+  });
+  assert.equal(
+    lw.description,
+    "configmaps in team-a (app=web, metadata.name=x)",
+  );
+  assert.deepEqual(lw.expectedType, { apiVersion: "v1", kind: "ConfigMap" });
+  const deployments = listWatch(
+    client,
+    resourceType({
+      apiVersion: "apps/v1",
+      kind: "Deployment",
+      resource: "deployments",
+      namespaced: true,
+    }),
+  );
+  assert.equal(deployments.description, "deployments.apps");
+  assert.deepEqual(deployments.expectedType, {
+    apiVersion: "apps/v1",
+    kind: "Deployment",
+  });
+});
+
 Deno.test("KubeClient reads get and watch bodies split at chosen offsets, inside a character too", async () => {
   await using env = await setup();
   const { server, client } = env;
