@@ -38,6 +38,8 @@ import { Discovery, UnknownResourceError } from "./client/discovery.ts";
 import { suggestResource } from "./_cli/resolve.ts";
 import { type PrintedEvent, WatchPrinter } from "./_cli/printer.ts";
 import { ListProgress, withProgress } from "./_cli/progress.ts";
+import { watchStatus } from "./_cli/watch_status.ts";
+import type { Clock } from "./api/clock.ts";
 import {
   describeError,
   type ErrorContext,
@@ -69,6 +71,8 @@ export interface CliOptions {
   demoSeed?: number;
   /** Called once the initial table is printed (tests wait on it). */
   onSynced?: () => void;
+  /** Clock of the informer's timers (backoff, watchdog). Default: the real clock. */
+  clock?: Clock;
 }
 
 /**
@@ -231,6 +235,10 @@ async function run(
     }),
     progress,
   );
+  // Before the first sync, errors that retrying will not fix end the
+  // command; after it, one line when the watch breaks and one when resumed.
+  const stopped = new AbortController();
+  let fatal: unknown;
   const informer = newSharedIndexInformer(lw, {
     name: type.resource,
     pageSize: PAGE_SIZE,
@@ -240,6 +248,19 @@ async function run(
         opts.stderr(`warning: ${describeError(err, ctx.context)}\n`);
       }
     },
+    clock: opts.clock,
+    onStatus: watchStatus({
+      what: `${type.resource}${namespace ? ` in ${namespace}` : ""}`,
+      write: opts.stderr,
+      describe: (err) => describeError(err, ctx.context),
+      synced: (): boolean => informer.hasSynced(),
+      isFatal,
+      onFatal: (err) => {
+        fatal = err;
+        stopped.abort();
+      },
+      beforeWarning: () => progress.done(),
+    }),
   });
   const printer = new WatchPrinter({
     kind: type.kind,
@@ -265,21 +286,6 @@ async function run(
     },
     onUpdate: (_old, obj) => emit("MODIFIED", obj),
     onDelete: (obj) => emit("DELETED", lastState(obj)),
-  });
-  // Before the first sync, errors that retrying will not fix end the command.
-  const stopped = new AbortController();
-  let fatal: unknown;
-  let warned = false;
-  informer.setWatchErrorHandler((_r, err) => {
-    if (informer.hasSynced()) return;
-    if (isFatal(err)) {
-      fatal = err;
-      stopped.abort();
-    } else if (!warned) {
-      warned = true;
-      progress.done();
-      opts.stderr(`warning: ${describeError(err, ctx.context)}; retrying\n`);
-    }
   });
   const signal = AbortSignal.any([opts.signal, stopped.signal]);
   const running = informer.run(signal);

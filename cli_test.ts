@@ -4,6 +4,7 @@ import { FakeApiServer } from "./testing/fake_api_server.ts";
 import { ConfigMaps, Deployments, Pods } from "./api/resources.ts";
 import { makePod, Rng, running, scheduled } from "./testing/demo_objects.ts";
 import type { KubeObject } from "./api/object.ts";
+import { FakeClock } from "./testing/fake_clock.ts";
 
 const NOW = Date.UTC(2025, 5, 1, 12, 0, 0);
 
@@ -477,4 +478,64 @@ Deno.test("cli.ts watches a server given by --server and --token, with no kubeco
   assert.equal(stderr, "");
   assert.equal(text, "configmap/app-config\n");
   assert.equal(status.code, 0);
+});
+
+Deno.test("main() warns once when the watch breaks after the sync, and says when it has resumed", async () => {
+  const clock = new FakeClock(NOW);
+  let server = await FakeApiServer.start();
+  const port = server.port;
+  const cm = (name: string): KubeObject => ({
+    metadata: { namespace: "default", name },
+  });
+  server.create(ConfigMaps, cm("one"));
+  const config = await kubeconfig(server.url, { name: "alice" });
+  const out = new Output();
+  const err = new Output();
+  const stop = new AbortController();
+  const exit = main(["watch", "cm", "-n", "default", "--kubeconfig", config], {
+    stdout: out.write,
+    stderr: err.write,
+    stderrIsTerminal: false,
+    signal: stop.signal,
+    now: () => NOW,
+    formatTime: () => "12:00:00",
+    clock,
+  });
+  try {
+    await out.until(/^one\s/);
+    // The watch has been up a while when the server dies: every reconnect
+    // is refused, through three backoffs.
+    await clock.step(60_000);
+    await server.close();
+    await err.until(/^warning: the watch of configmaps in default broke/);
+    for (let i = 0; i < 3; i++) {
+      await clock.waitForWaiters(1);
+      await clock.step(clock.nextDue()! - clock.now());
+    }
+    await clock.waitForWaiters(1);
+    assert.equal(err.lines.length, 1, err.text);
+    assert.match(
+      err.lines[0],
+      new RegExp(
+        `^warning: the watch of configmaps in default broke: Cannot reach the API server at http://127\\.0\\.0\\.1:${port}: connection refused; retrying`,
+      ),
+    );
+    // Back, with the data kept and a change made meanwhile.
+    server = await FakeApiServer.start({ port });
+    server.create(ConfigMaps, cm("one"));
+    server.create(ConfigMaps, cm("two"));
+    server.compact(); // a new watch cache: the old RV answers 410
+    await clock.step(clock.nextDue()! - clock.now());
+    await err.until(/^resumed/);
+    assert.match(
+      err.lines[1],
+      /^resumed watching configmaps in default after \d+\.\d s \(relisted: changes made meanwhile follow as events\)\n$/,
+    );
+    await out.until(/ADDED\s+(default\/)?two/);
+  } finally {
+    stop.abort();
+    assert.equal(await exit, 0);
+    await server.close();
+    await Deno.remove(config);
+  }
 });

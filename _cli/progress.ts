@@ -83,6 +83,8 @@ export function withProgress<T extends KubeObject>(
   progress: ListProgress,
 ): ListerWatcher<T> {
   return {
+    description: lw.description,
+    expectedType: lw.expectedType,
     async list(opts, signal) {
       if (opts.resourceVersion === "0" && !opts.continue) {
         opts = { ...opts, resourceVersion: undefined };

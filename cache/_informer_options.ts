@@ -6,6 +6,7 @@ import type { Clock } from "../api/clock.ts";
 import type { ErrorHandler } from "./event_handler.ts";
 import type { Indexers } from "./index.ts";
 import type { KubeObject } from "../api/object.ts";
+import type { ReflectorStatusListener } from "./reflector.ts";
 
 /**
  * The handle of one `addEventHandler` call (client-go
@@ -57,6 +58,13 @@ export interface SharedIndexInformerOptions<T extends KubeObject> {
   pageSize?: number;
   /** Stream the initial state with a watch-list request. Default false. */
   useWatchList?: boolean;
+  /**
+   * Told about the Reflector's status changes: a failed list or watch with
+   * its root cause and the wait before the retry, the recovery, skipped
+   * objects (see `ReflectorStatus`). Default: `logReflectorStatus` (one
+   * stderr line per new cause), unless a watch error handler is set.
+   */
+  onStatus?: ReflectorStatusListener;
   /**
    * Receives every error the informer reports except failed lists and
    * watches (those go to the watch error handler): handler failures, index

@@ -32,6 +32,7 @@ import { Cache } from "./_cache.ts";
 import {
   Reflector,
   type ReflectorHealth,
+  type ReflectorStatusListener,
   type WatchErrorHandler,
 } from "./reflector.ts";
 import {
@@ -148,6 +149,8 @@ export interface ControllerConfig<T extends KubeObject> {
    * same `pageSize` as the Reflector's, the informers' and the factory's).
    */
   pageSize?: number;
+  /** Told about the Reflector's status changes (failures, recoveries); see `ReflectorOptions.onStatus`. */
+  onStatus?: ReflectorStatusListener;
   /** Stream the initial state with a watch-list request. Default false. */
   useWatchList?: boolean;
   /** Name of the Reflector, for logs and health. */
@@ -249,6 +252,7 @@ export class Controller<T extends KubeObject> {
       pageSize: this.#config.pageSize,
       clock: this.#config.clock ?? realClock,
       watchErrorHandler: this.#config.watchErrorHandler,
+      onStatus: this.#config.onStatus,
       useWatchList: this.#config.useWatchList,
     });
     this.#reflector = reflector;

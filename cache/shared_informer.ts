@@ -534,6 +534,7 @@ export class SharedIndexInformer<T extends KubeObject>
       shouldResync: () => this.#processor.shouldResync(),
       watchErrorHandler: this.#watchErrorHandler,
       errorHandler: (error) => this.#report(error, { source: "process" }),
+      onStatus: this.#opts.onStatus,
       pageSize: this.#opts.pageSize,
       useWatchList: this.#opts.useWatchList,
       name: this.#opts.name,
