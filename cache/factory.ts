@@ -190,8 +190,9 @@ export class SharedInformerFactory implements AsyncDisposable {
     ]);
     let entry = this.#entries.get(key);
     if (!entry) {
+      const lw = this.#listerWatcher(type, { ...opts, namespace });
       const informer = newSharedIndexInformer<T>(
-        this.#listerWatcher(type, { ...opts, namespace }),
+        lw,
         {
           resyncPeriod: opts.resyncPeriod ?? this.#opts.resyncPeriod,
           indexers: type.namespaced
@@ -199,7 +200,8 @@ export class SharedInformerFactory implements AsyncDisposable {
             : {},
           clock: this.#clock,
           transform: this.#opts.transform as ((obj: T) => T) | undefined,
-          name: type.group ? `${type.resource}.${type.group}` : type.resource,
+          // What is watched: "configmaps in team-a (app=web)".
+          name: lw.description,
           pageSize: this.#opts.pageSize,
           errorHandler: this.#opts.errorHandler,
           detectMutations: this.#opts.detectMutations,
@@ -355,6 +357,8 @@ export class SharedInformerFactory implements AsyncDisposable {
       return copy;
     };
     return {
+      description: lw.description,
+      expectedType: lw.expectedType,
       list: (o, signal) => lw.list(tweaked(o), signal),
       watch: (o, signal) => lw.watch(tweaked(o), signal),
     };

@@ -326,3 +326,28 @@ Deno.test("SharedInformerFactory: with KUBECACHE_MUTATION_DETECTOR=true a mutati
     else Deno.env.set(MUTATION_DETECTOR_ENV, before);
   }
 });
+
+Deno.test("SharedInformerFactory names an informer after what it watches: resource, namespace, selector", async () => {
+  const client = new FakeClient();
+  client.source(ConfigMaps).add({
+    metadata: { namespace: "team-a", name: "a", labels: { app: "web" } },
+  });
+  const errors: InformerErrorContext[] = [];
+  const factory = new SharedInformerFactory(client, {
+    errorHandler: (_error, context) => void errors.push(context),
+  });
+  const informer = factory.informerFor(ConfigMaps, {
+    namespace: "team-a",
+    labelSelector: "app=web",
+  });
+  informer.addEventHandler({
+    onAdd: () => {
+      throw new Error("handler broke");
+    },
+  });
+  const ac = new AbortController();
+  factory.start(ac.signal);
+  await eventually(() => errors.length === 1, "the handler's error");
+  assert.equal(errors[0].informer, "configmaps in team-a (app=web)");
+  await factory.shutdown();
+});
