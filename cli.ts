@@ -27,6 +27,7 @@ import {
   splitMetaNamespaceKey,
 } from "./cache/keys.ts";
 import type { KubeObject } from "./api/object.ts";
+import type { DeepReadonly } from "./api/readonly.ts";
 import { KubeConfig } from "./client/config.ts";
 import { KubeClient } from "./client/rest.ts";
 import { listWatch } from "./api/listwatch.ts";
@@ -279,13 +280,20 @@ async function run(
     if (printing) printer.printEvent(type, obj);
     else pending.push([type, obj]);
   };
+  // The printer only reads; it takes the cached objects as they are.
+  const read = (obj: DeepReadonly<KubeObject>) => obj as KubeObject;
   const registration = informer.addEventHandler({
     onAdd(obj, isInInitialList) {
-      if (isInInitialList && !printing) initial.set(keyOf(obj), obj);
-      else emit("ADDED", obj);
+      if (isInInitialList && !printing) {
+        initial.set(keyOf(read(obj)), read(obj));
+      } else emit("ADDED", read(obj));
     },
-    onUpdate: (_old, obj) => emit("MODIFIED", obj),
-    onDelete: (obj) => emit("DELETED", lastState(obj)),
+    onUpdate: (_old, obj) => emit("MODIFIED", read(obj)),
+    onDelete: (obj) =>
+      emit(
+        "DELETED",
+        lastState(obj as KubeObject | DeletedFinalStateUnknown<KubeObject>),
+      ),
   });
   const signal = AbortSignal.any([opts.signal, stopped.signal]);
   const running = informer.run(signal);

@@ -7,6 +7,7 @@ import type { ErrorHandler } from "./event_handler.ts";
 import type { Indexers } from "./index.ts";
 import type { KubeObject } from "../api/object.ts";
 import type { ReflectorStatusListener } from "./reflector.ts";
+import type { DeepReadonly } from "../api/readonly.ts";
 
 /**
  * The handle of one `addEventHandler` call (client-go
@@ -91,5 +92,5 @@ export interface SharedIndexInformerOptions<T extends KubeObject> {
  * @typeParam T the object type
  */
 export type WaitForCondition<T> =
-  | ((obj: Readonly<T>) => boolean)
+  | ((obj: DeepReadonly<T>) => boolean)
   | { key: string; resourceVersion?: string };

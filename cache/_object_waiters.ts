@@ -2,6 +2,7 @@
 // `check` with each object it has just cached (only while someone waits),
 // so a wait ends on the event that satisfies it, with no polling.
 
+import type { DeepReadonly } from "../api/readonly.ts";
 import type { WaitForCondition } from "./_informer_options.ts";
 
 interface Waiter<T> {
@@ -77,7 +78,10 @@ export function matcher<
 >(
   condition: WaitForCondition<T>,
 ): (key: string, obj: T) => boolean {
-  if (typeof condition === "function") return (_key, obj) => condition(obj);
+  if (typeof condition === "function") {
+    // The predicate gets the cached object, typed as readers see it.
+    return (_key, obj) => condition(obj as DeepReadonly<T>);
+  }
   if (
     typeof condition !== "object" || condition === null ||
     typeof condition.key !== "string"

@@ -21,6 +21,28 @@ import type {
   ResourceEventHandler,
 } from "./event_handler.ts";
 
+/**
+ * A handler as the informer's internals call it, with the cache's objects
+ * typed as stored (`T`). {@link ResourceEventHandler} types the same
+ * objects `DeepReadonly<T>` for users; a generic `T` is not provably
+ * assignable to `DeepReadonly<T>`, so the one cast is here, at the boundary.
+ */
+export interface ObjectHandler<T> {
+  /** See {@link ResourceEventHandler.onAdd}. */
+  onAdd?(obj: T, isInInitialList: boolean): void | Promise<void>;
+  /** See {@link ResourceEventHandler.onUpdate}. */
+  onUpdate?(oldObj: T, newObj: T): void | Promise<void>;
+  /** See {@link ResourceEventHandler.onDelete}. */
+  onDelete?(obj: T | DeletedFinalStateUnknown<T>): void | Promise<void>;
+}
+
+/** The user's handler as an {@link ObjectHandler} (the same object). */
+export function objectHandler<T>(
+  handler: ResourceEventHandler<T>,
+): ObjectHandler<T> {
+  return handler as unknown as ObjectHandler<T>;
+}
+
 /** client-go `minimumResyncPeriod`: per-handler resync periods are at least 1 s. */
 export const MINIMUM_RESYNC_PERIOD_MS = 1_000;
 
@@ -121,7 +143,7 @@ export class RingBuffer<T> {
  * order. It is also the registration handed back by `addEventHandler`.
  */
 export class ProcessorListener<T> {
-  readonly handler: ResourceEventHandler<T>;
+  readonly handler: ObjectHandler<T>;
   /** The resync period asked for, after the 1 s minimum (ms; 0 = none). */
   requestedResyncPeriod: number;
   /** The period in force: 0 when the informer does no resyncs (ms). */
@@ -152,7 +174,7 @@ export class ProcessorListener<T> {
       syncNotifier?: SyncNotifier;
     },
   ) {
-    this.handler = handler;
+    this.handler = objectHandler(handler);
     this.requestedResyncPeriod = opts.requestedResyncPeriod;
     this.resyncPeriod = opts.resyncPeriod;
     this.#upstreamHasSynced = opts.hasSynced;
@@ -435,7 +457,7 @@ export interface DeltaStore<T> {
 
 /** Where {@link processDeltas} applies deltas and whom it tells. */
 export interface ProcessDeltasOptions<T> {
-  handler: ResourceEventHandler<T>;
+  handler: ObjectHandler<T>;
   store: DeltaStore<T>;
   /** Passed on to `onAdd`. */
   isInInitialList: boolean;

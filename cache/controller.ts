@@ -24,6 +24,7 @@ import {
 } from "./keys.ts";
 import type { ListerWatcher } from "../api/listwatch.ts";
 import type { KubeObject } from "../api/object.ts";
+import type { DeepReadonly } from "../api/readonly.ts";
 import { DeltaFIFO, type Deltas } from "./delta_fifo.ts";
 import type { PopProcessFunc } from "./fifo.ts";
 import type { Indexers } from "./index.ts";
@@ -39,6 +40,8 @@ import {
   callErrorHandler,
   defaultErrorHandler,
   isPromiseLike,
+  type ObjectHandler,
+  objectHandler,
   processDeltas,
 } from "./_processor.ts";
 import type {
@@ -76,7 +79,7 @@ import type {
  */
 export class FilteringResourceEventHandler<T extends KubeObject>
   implements ResourceEventHandler<T> {
-  #filter: (obj: T) => boolean;
+  #filter: (obj: DeepReadonly<T>) => boolean;
   #handler: ResourceEventHandler<T>;
 
   /**
@@ -85,7 +88,10 @@ export class FilteringResourceEventHandler<T extends KubeObject>
    * @param handler the handler to forward to
    * @throws {TypeError} when `filter` is not a function or `handler` not an object
    */
-  constructor(filter: (obj: T) => boolean, handler: ResourceEventHandler<T>) {
+  constructor(
+    filter: (obj: DeepReadonly<T>) => boolean,
+    handler: ResourceEventHandler<T>,
+  ) {
     checkFunction("new FilteringResourceEventHandler", "filter", filter);
     if (typeof handler !== "object" || handler === null) {
       throw new TypeError(
@@ -99,12 +105,15 @@ export class FilteringResourceEventHandler<T extends KubeObject>
   }
 
   /** Forward the add when the object passes the filter. */
-  onAdd(obj: T, isInInitialList: boolean): void | Promise<void> {
+  onAdd(obj: DeepReadonly<T>, isInInitialList: boolean): void | Promise<void> {
     if (this.#filter(obj)) return this.#handler.onAdd?.(obj, isInInitialList);
   }
 
   /** Forward as update, add or delete depending on which side passes. */
-  onUpdate(oldObj: T, newObj: T): void | Promise<void> {
+  onUpdate(
+    oldObj: DeepReadonly<T>,
+    newObj: DeepReadonly<T>,
+  ): void | Promise<void> {
     const newer = this.#filter(newObj);
     const older = this.#filter(oldObj);
     if (newer && older) return this.#handler.onUpdate?.(oldObj, newObj);
@@ -113,7 +122,9 @@ export class FilteringResourceEventHandler<T extends KubeObject>
   }
 
   /** Forward the delete when the object passes the filter. */
-  onDelete(obj: T | DeletedFinalStateUnknown<T>): void | Promise<void> {
+  onDelete(
+    obj: DeepReadonly<T> | DeletedFinalStateUnknown<DeepReadonly<T>>,
+  ): void | Promise<void> {
     const last = obj instanceof DeletedFinalStateUnknown ? obj.obj : obj;
     if (last === undefined || this.#filter(last)) {
       return this.#handler.onDelete?.(obj);
@@ -463,10 +474,11 @@ function informerController<T extends KubeObject>(
 // A handler error must not abort the rest of a key's deltas (the store
 // would miss them), so errors are reported here and swallowed.
 function reportingHandler<T extends KubeObject>(
-  handler: ResourceEventHandler<T>,
+  userHandler: ResourceEventHandler<T>,
   report: (error: unknown, notification: "add" | "update" | "delete") => void,
   resynced: () => boolean,
-): ResourceEventHandler<T> {
+): ObjectHandler<T> {
+  const handler = objectHandler(userHandler);
   const guard = (
     type: "add" | "update" | "delete",
     call: () => void | Promise<void>,

@@ -8,6 +8,7 @@
  * @module
  */
 
+import type { DeepReadonly } from "../api/readonly.ts";
 import type { DeletedFinalStateUnknown } from "./keys.ts";
 
 /**
@@ -46,8 +47,9 @@ import type { DeletedFinalStateUnknown } from "./keys.ts";
  * forever with resync 0; kubecache does not.)
  *
  * The objects are the cache's own, shared with every other handler and
- * lister (typed `Readonly`, never copied): do not mutate them; copy first
- * (`structuredClone`) to derive a changed object.
+ * lister (never copied), typed {@link DeepReadonly} so the type checker
+ * refuses a write at any depth; `deepCopy(obj)` gives a mutable copy to
+ * derive a changed object from.
  *
  * @typeParam T the object type
  *
@@ -65,15 +67,18 @@ import type { DeletedFinalStateUnknown } from "./keys.ts";
  */
 export interface ResourceEventHandler<T> {
   /** An object was added to the cache. */
-  onAdd?(obj: Readonly<T>, isInInitialList: boolean): void | Promise<void>;
+  onAdd?(obj: DeepReadonly<T>, isInInitialList: boolean): void | Promise<void>;
   /**
    * An object in the cache changed; or, with the same resourceVersion on
    * both sides, a resync (only for a handler due for one).
    */
-  onUpdate?(oldObj: Readonly<T>, newObj: Readonly<T>): void | Promise<void>;
+  onUpdate?(
+    oldObj: DeepReadonly<T>,
+    newObj: DeepReadonly<T>,
+  ): void | Promise<void>;
   /** An object left the cache; a tombstone when its final state is unknown. */
   onDelete?(
-    obj: Readonly<T> | DeletedFinalStateUnknown<Readonly<T>>,
+    obj: DeepReadonly<T> | DeletedFinalStateUnknown<DeepReadonly<T>>,
   ): void | Promise<void>;
 }
 

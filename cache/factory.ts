@@ -95,6 +95,7 @@ interface Entry {
  * @example Cache pods and see your own write arrive
  * ```ts
  * import {
+ *   type DeepReadonly,
  *   KubeClient,
  *   KubeConfig,
  *   type Pod,
@@ -112,7 +113,8 @@ interface Entry {
  * );
  * await using factory = new SharedInformerFactory(client, { resyncPeriod: 0 });
  *
- * const seen = Promise.withResolvers<Pod>();
+ * // Handlers get the cached object itself, typed read-only.
+ * const seen = Promise.withResolvers<DeepReadonly<Pod>>();
  * factory.informerFor(Pods).addEventHandler({
  *   onAdd: (pod) => {
  *     if (pod.metadata.name === "web-1") seen.resolve(pod);

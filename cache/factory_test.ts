@@ -21,6 +21,7 @@ import { IndexFunctionError } from "./thread_safe_store.ts";
 import { NAMESPACE_INDEX } from "./index.ts";
 import type { ObjectList, WatchEvent } from "../api/listwatch.ts";
 import type { KubeObject } from "../api/object.ts";
+import type { DeepReadonly } from "../api/readonly.ts";
 
 /** A ResourceClient serving one FakeControllerSource per resource, recording calls. */
 class FakeClient implements ResourceClient {
@@ -249,7 +250,7 @@ Deno.test("SharedInformerFactory: a throwing index function loses no object; err
     (await factory.waitForCacheSync(ac.signal)).get(ConfigMaps),
     true,
   );
-  const names = (objs: readonly KubeObject[]) =>
+  const names = (objs: readonly DeepReadonly<KubeObject>[]) =>
     objs.map((o) => o.metadata.name).sort();
   assert.deepEqual(names(factory.lister(ConfigMaps).list()), ["a", "b", "c"]);
   assert.deepEqual(names(informer.getIndexer().byIndex("byApp", "web")), [

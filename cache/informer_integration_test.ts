@@ -16,6 +16,7 @@ import {
 } from "./shared_informer.ts";
 import { DeletedFinalStateUnknown, metaNamespaceKeyFunc } from "./keys.ts";
 import type { KubeObject } from "../api/object.ts";
+import type { DeepReadonly } from "../api/readonly.ts";
 import { KubeConfig } from "../client/config.ts";
 import { listWatch } from "../api/listwatch.ts";
 import { ConfigMaps } from "../api/resources.ts";
@@ -104,7 +105,7 @@ class ViewHandler {
 }
 
 /** key → resourceVersion, sorted by key. */
-function versions(objs: Iterable<KubeObject>): string {
+function versions(objs: Iterable<DeepReadonly<KubeObject>>): string {
   return [...objs].map((o) =>
     `${metaNamespaceKeyFunc(o)}@${o.metadata.resourceVersion}`
   )

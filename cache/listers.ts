@@ -8,9 +8,24 @@
 
 import { checkFunction, checkMethods, show } from "./_validate.ts";
 import type { KubeObject } from "../api/object.ts";
+import type { DeepReadonly } from "../api/readonly.ts";
 import { everything, parseSelector, type Selector } from "./labels.ts";
-import type { Indexer, Store } from "./store.ts";
+import type { ReadonlyIndexer } from "./store.ts";
 import { NAMESPACE_INDEX } from "./index.ts";
+
+/**
+ * What {@link listAll} reads of an object: its namespace and labels. A
+ * `KubeObject` fits, and so does a `DeepReadonly` one.
+ */
+export interface LabelledObject {
+  /** The object's metadata. */
+  readonly metadata: {
+    /** Namespace; absent for cluster-scoped objects. */
+    readonly namespace?: string;
+    /** Labels matched by selectors. */
+    readonly labels?: Readonly<Record<string, string>>;
+  };
+}
 
 /**
  * Call `append` for every object in `store` whose labels match `selector`
@@ -41,8 +56,8 @@ import { NAMESPACE_INDEX } from "./index.ts";
  * @param append called with each matching object, in store order
  * @throws {TypeError} when an argument has the wrong type
  */
-export function listAll<T extends KubeObject>(
-  store: Pick<Store<T>, "list">,
+export function listAll<T extends LabelledObject>(
+  store: { list(): readonly T[] },
   selector: Selector,
   append: (obj: T) => void,
 ): void {
@@ -71,8 +86,12 @@ export function listAll<T extends KubeObject>(
  * @param append called with each matching object
  * @throws {TypeError} when an argument has the wrong type
  */
-export function listAllByNamespace<T extends KubeObject>(
-  indexer: Indexer<T>,
+export function listAllByNamespace<T extends LabelledObject>(
+  indexer: {
+    list(): readonly T[];
+    byIndex(indexName: string, indexedValue: string): readonly T[];
+    getIndexers(): object;
+  },
   namespace: string,
   selector: Selector,
   append: (obj: T) => void,
@@ -120,9 +139,9 @@ export interface GenericNamespaceLister<T> {
    * default: all).
    * @throws {SelectorParseError} when `selector` is text that does not parse
    */
-  list(selector?: Selector | string): Readonly<T>[];
+  list(selector?: Selector | string): DeepReadonly<T>[];
   /** The object named `name`, or `undefined`. */
-  get(name: string): Readonly<T> | undefined;
+  get(name: string): DeepReadonly<T> | undefined;
 }
 
 /**
@@ -188,7 +207,7 @@ function toSelector(selector: Selector | string | undefined): Selector {
  * @throws {TypeError} when `indexer` is not an Indexer
  */
 export function newGenericLister<T extends KubeObject>(
-  indexer: Indexer<T>,
+  indexer: ReadonlyIndexer<T>,
 ): GenericLister<T> {
   checkMethods(
     "newGenericLister",
@@ -197,28 +216,33 @@ export function newGenericLister<T extends KubeObject>(
     "an Indexer such as informer.getIndexer()",
     ["list", "byIndex", "getIndexers", "getByKey"],
   );
+  // Read as KubeObjects (the generic DeepReadonly<T> hides metadata from
+  // the type checker); what goes out is typed DeepReadonly<T> again.
+  const objects = indexer as unknown as ReadonlyIndexer<LabelledObject>;
+  const out = (list: DeepReadonly<LabelledObject>[]) =>
+    list as unknown as DeepReadonly<T>[];
   const namespaced = (namespace: string): GenericNamespaceLister<T> => ({
-    list(selector?: Selector | string): Readonly<T>[] {
-      const out: T[] = [];
+    list(selector?: Selector | string): DeepReadonly<T>[] {
+      const found: DeepReadonly<LabelledObject>[] = [];
       listAllByNamespace(
-        indexer,
+        objects,
         namespace,
         toSelector(selector),
-        (o) => out.push(o),
+        (o) => found.push(o),
       );
-      return out;
+      return out(found);
     },
-    get(name: string): Readonly<T> | undefined {
+    get(name: string): DeepReadonly<T> | undefined {
       return indexer.getByKey(namespace === "" ? name : `${namespace}/${name}`);
     },
   });
   return {
-    list(selector?: Selector | string): Readonly<T>[] {
-      const out: T[] = [];
-      listAll(indexer, toSelector(selector), (o) => out.push(o));
-      return out;
+    list(selector?: Selector | string): DeepReadonly<T>[] {
+      const found: DeepReadonly<LabelledObject>[] = [];
+      listAll(objects, toSelector(selector), (o) => found.push(o));
+      return out(found);
     },
-    get(name: string): Readonly<T> | undefined {
+    get(name: string): DeepReadonly<T> | undefined {
       return indexer.getByKey(name);
     },
     namespaced,

@@ -10,6 +10,7 @@ import { type Indexer, newIndexer } from "./store.ts";
 import { metaNamespaceKeyFunc } from "./keys.ts";
 import { metaNamespaceIndexFunc, NAMESPACE_INDEX } from "./index.ts";
 import type { KubeObject } from "../api/object.ts";
+import type { DeepReadonly } from "../api/readonly.ts";
 
 const obj = (
   namespace: string | undefined,
@@ -39,7 +40,7 @@ function withoutIndex(): Indexer<KubeObject> {
   return indexer;
 }
 
-const names = (objs: readonly Readonly<KubeObject>[]) =>
+const names = (objs: readonly DeepReadonly<KubeObject>[]) =>
   objs.map((o) => o.metadata.name).sort();
 
 function collect(

@@ -8,6 +8,7 @@
 // The API vocabulary the cache consumes (api/), shared with client/.
 export * from "../api/object.ts";
 export * from "../api/clock.ts";
+export * from "../api/readonly.ts";
 export * from "../api/listwatch.ts";
 export type { ResourceType } from "../api/resources.ts";
 // The cache machinery.

@@ -23,7 +23,12 @@ import type { ListerWatcher } from "../api/listwatch.ts";
 import type { KubeObject } from "../api/object.ts";
 import { DeltaFIFO, type Deltas } from "./delta_fifo.ts";
 import type { Indexers } from "./index.ts";
-import type { Indexer, Store } from "./store.ts";
+import {
+  type ReadonlyIndexer,
+  readonlyIndexer,
+  type ReadonlyStore,
+} from "./store.ts";
+import type { DeepReadonly } from "../api/readonly.ts";
 import { Cache } from "./_cache.ts";
 import { SyncNotifier } from "./_synced.ts";
 import type {
@@ -56,6 +61,7 @@ import {
 import {
   callErrorHandler,
   defaultErrorHandler,
+  type ObjectHandler,
   processDeltas,
   ProcessorListener,
   SharedProcessor,
@@ -184,6 +190,8 @@ export class SharedIndexInformer<T extends KubeObject>
   #lw: ListerWatcher<T>;
   #opts: SharedIndexInformerOptions<T>;
   #indexer: Cache<T>;
+  /** What getStore/getIndexer hand out: the reading half of #indexer. */
+  #reader: ReadonlyIndexer<T>;
   #processor: SharedProcessor<T>;
   #clock: Clock;
   #defaultResyncPeriod: number;
@@ -234,6 +242,7 @@ export class SharedIndexInformer<T extends KubeObject>
       opts.indexers ?? {},
       { errorHandler: (error) => this.#indexFailed(error) },
     );
+    this.#reader = readonlyIndexer(this.#indexer);
     this.#processor = new SharedProcessor<T>({
       resyncCheckPeriod: resync,
       clock: this.#clock,
@@ -304,14 +313,23 @@ export class SharedIndexInformer<T extends KubeObject>
     }
   }
 
-  /** The cache, as a Store. Read only: writing breaks notifications. */
-  getStore(): Store<T> {
-    return this.#indexer;
+  /**
+   * The cache, read only (kube-rs `Store`; the informer keeps the writer):
+   * the handle has no write methods, in its type or at run time, and its
+   * objects are typed {@link DeepReadonly}. Copy one with `deepCopy` to
+   * derive a changed object.
+   * @returns the same handle on every call
+   */
+  getStore(): ReadonlyStore<T> {
+    return this.#reader;
   }
 
-  /** The cache, as an Indexer. Read only: writing breaks notifications. */
-  getIndexer(): Indexer<T> {
-    return this.#indexer;
+  /**
+   * The cache with its indexes, read only, as {@link getStore}.
+   * @returns the same handle on every call
+   */
+  getIndexer(): ReadonlyIndexer<T> {
+    return this.#reader;
   }
 
   /**
@@ -458,9 +476,10 @@ export class SharedIndexInformer<T extends KubeObject>
   waitFor(
     condition: WaitForCondition<T>,
     opts: { signal?: AbortSignal } = {},
-  ): Promise<Readonly<T>> {
+  ): Promise<DeepReadonly<T>> {
     const matches = matcher(condition);
     if (this.#stopped) return Promise.reject(this.#stoppedError());
+    // The cached object itself, typed as what readers may not write.
     return this.#objectWaiters.wait(matches, () => {
       if (typeof condition !== "function") {
         const obj = this.#indexer.getByKey(condition.key);
@@ -472,7 +491,7 @@ export class SharedIndexInformer<T extends KubeObject>
         const obj = this.#indexer.getByKey(key)!;
         if (matches(key, obj)) return obj;
       }
-    }, opts.signal);
+    }, opts.signal) as Promise<DeepReadonly<T>>;
   }
 
   #stoppedError(): Error {
@@ -645,7 +664,7 @@ export class SharedIndexInformer<T extends KubeObject>
 
   // The informer's own handler: it records objects for the mutation
   // detector and fans out to the listeners; it never returns a promise.
-  #distributor: ResourceEventHandler<T> = {
+  #distributor: ObjectHandler<T> = {
     onAdd: (obj, isInInitialList) => {
       this.#detector.addObject(obj);
       this.#processor.distribute({ type: "add", obj, isInInitialList }, false);

@@ -1,12 +1,15 @@
 /**
  * Object stores keyed by a {@link KeyFunc}: {@link Store} and its indexed
- * form {@link Indexer}. Mirrors client-go `tools/cache/store.go` (`Store`,
- * `NewStore`, `NewIndexer`) and `index.go` (`Indexer`).
+ * form {@link Indexer}, and their reading halves {@link ReadonlyStore} and
+ * {@link ReadonlyIndexer}. Mirrors client-go `tools/cache/store.go`
+ * (`Store`, `NewStore`, `NewIndexer`) and `index.go` (`Indexer`); the
+ * reader/writer split is kube-rs's.
  *
  * @module
  */
 
 import { checkFunction, checkIndexers } from "./_validate.ts";
+import type { DeepReadonly } from "../api/readonly.ts";
 import type { KeyFunc } from "./keys.ts";
 import type { Indexers } from "./index.ts";
 import { Cache } from "./_cache.ts";
@@ -154,4 +157,100 @@ export function newIndexer<T>(
   checkFunction("newIndexer", "keyFunc", keyFunc);
   checkIndexers("newIndexer", "indexers", indexers);
   return new Cache<T>(keyFunc, indexers);
+}
+
+/**
+ * The reading half of a {@link Store}: what an informer hands out
+ * (`getStore()`), while it keeps the writing half to itself (kube-rs
+ * `reflector::Store` vs `Writer`; client-go only says "do not write"). The
+ * objects are the cached ones, typed {@link DeepReadonly}; copy one with
+ * `deepCopy` to change it.
+ *
+ * @typeParam T the object type
+ */
+export interface ReadonlyStore<T> {
+  /** Every object, in no particular order (a new array each call). */
+  list(): DeepReadonly<T>[];
+  /** Every key. */
+  listKeys(): string[];
+  /**
+   * The stored object with `obj`'s key, or `undefined`.
+   * @throws {KeyError} when the key function throws
+   */
+  get(obj: T | DeepReadonly<T>): DeepReadonly<T> | undefined;
+  /** The object stored under `key`, or `undefined`. */
+  getByKey(key: string): DeepReadonly<T> | undefined;
+}
+
+/**
+ * The reading half of an {@link Indexer}: what an informer hands out
+ * (`getIndexer()`, and listers read through it). See {@link ReadonlyStore}.
+ *
+ * @typeParam T the object type
+ */
+export interface ReadonlyIndexer<T> extends ReadonlyStore<T> {
+  /**
+   * Objects sharing at least one indexed value with `obj` in `indexName`.
+   * @throws {RangeError} when no index is named `indexName`
+   */
+  index(indexName: string, obj: T | DeepReadonly<T>): DeepReadonly<T>[];
+  /**
+   * Keys of the objects filed under `indexedValue` in `indexName`.
+   * @throws {RangeError} when no index is named `indexName`
+   */
+  indexKeys(indexName: string, indexedValue: string): string[];
+  /** Every value `indexName` files objects under. */
+  listIndexFuncValues(indexName: string): string[];
+  /**
+   * Objects filed under `indexedValue` in `indexName`.
+   * @throws {RangeError} when no index is named `indexName`
+   */
+  byIndex(indexName: string, indexedValue: string): DeepReadonly<T>[];
+  /** The index functions by name. */
+  getIndexers(): Indexers<T>;
+}
+
+/**
+ * A read-only handle on an indexer: only the reading methods exist on it,
+ * in the type and at run time (`add`, `update`, `delete`, `replace`,
+ * `resync` and `addIndexers` are absent, not merely typed away), and
+ * every object it returns is typed {@link DeepReadonly}. Reads go straight
+ * to `indexer`: the handle copies nothing.
+ *
+ * @example Hand out the cache without its write methods
+ * ```ts
+ * import { metaNamespaceKeyFunc, newIndexer, readonlyIndexer, type KubeObject } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ * const indexer = newIndexer<KubeObject>(metaNamespaceKeyFunc, {});
+ * indexer.add({ metadata: { namespace: "ns", name: "a" } });
+ * const reader = readonlyIndexer(indexer);
+ * assert.equal(reader.getByKey("ns/a")?.metadata.name, "a");
+ * assert.equal("add" in reader, false);
+ * ```
+ *
+ * @typeParam T the object type
+ * @param indexer the indexer to read
+ * @returns a frozen handle with the reading methods of `indexer`
+ */
+export function readonlyIndexer<T>(indexer: Indexer<T>): ReadonlyIndexer<T> {
+  // One cast here instead of at every reader: the objects are the same,
+  // only their type says they must not be written.
+  const ro = (objs: T[]) => objs as DeepReadonly<T>[];
+  return Object.freeze({
+    list: () => ro(indexer.list()),
+    listKeys: () => indexer.listKeys(),
+    get: (obj: T | DeepReadonly<T>) =>
+      indexer.get(obj as T) as DeepReadonly<T> | undefined,
+    getByKey: (key: string) =>
+      indexer.getByKey(key) as DeepReadonly<T> | undefined,
+    index: (indexName: string, obj: T | DeepReadonly<T>) =>
+      ro(indexer.index(indexName, obj as T)),
+    indexKeys: (indexName: string, indexedValue: string) =>
+      indexer.indexKeys(indexName, indexedValue),
+    listIndexFuncValues: (indexName: string) =>
+      indexer.listIndexFuncValues(indexName),
+    byIndex: (indexName: string, indexedValue: string) =>
+      ro(indexer.byIndex(indexName, indexedValue)),
+    getIndexers: () => indexer.getIndexers(),
+  });
 }

@@ -10,7 +10,12 @@
  * @module
  */
 
-import { type ConfigMap, ConfigMaps, SharedInformerFactory } from "../mod.ts";
+import {
+  type ConfigMap,
+  ConfigMaps,
+  type DeepReadonly,
+  SharedInformerFactory,
+} from "../mod.ts";
 import { connect } from "./_connect.ts";
 
 const ANNOTATION = "kubecache.dev/data-hash";
@@ -20,7 +25,8 @@ await using connection = await connect(Deno.args);
 const { client } = connection;
 await using factory = new SharedInformerFactory(client);
 
-async function hashOf(cm: ConfigMap): Promise<string> {
+// Cached objects are typed DeepReadonly: readers take them that way.
+async function hashOf(cm: DeepReadonly<ConfigMap>): Promise<string> {
   const data = JSON.stringify(Object.entries(cm.data ?? {}).sort());
   const digest = await crypto.subtle.digest(
     "SHA-256",
@@ -32,7 +38,7 @@ async function hashOf(cm: ConfigMap): Promise<string> {
   ).join("");
 }
 
-async function reconcile(cm: ConfigMap): Promise<void> {
+async function reconcile(cm: DeepReadonly<ConfigMap>): Promise<void> {
   const hash = await hashOf(cm);
   if (cm.metadata.annotations?.[ANNOTATION] === hash) return;
   const { name, namespace } = cm.metadata;
@@ -46,7 +52,7 @@ async function reconcile(cm: ConfigMap): Promise<void> {
 }
 
 // Handlers of one informer run one at a time, in order; log and go on on errors.
-const safely = (cm: ConfigMap) =>
+const safely = (cm: DeepReadonly<ConfigMap>) =>
   reconcile(cm).catch((err) =>
     console.error(`${cm.metadata.name}: ${err.message}`)
   );

@@ -7,7 +7,13 @@
  * @module
  */
 
-import { listWatch, newSharedIndexInformer, type Pod, Pods } from "../mod.ts";
+import {
+  type DeepReadonly,
+  listWatch,
+  newSharedIndexInformer,
+  type Pod,
+  Pods,
+} from "../mod.ts";
 import { connect } from "./_connect.ts";
 
 // --demo: the embedded demo cluster; else your kubeconfig's cluster.
@@ -38,7 +44,8 @@ function print(...words: unknown[]): void {
 }
 
 const informer = newSharedIndexInformer(listWatch(client, Pods));
-const phase = (pod: Pod) => pod.status?.phase;
+// Cached objects are typed DeepReadonly: readers take them that way.
+const phase = (pod: DeepReadonly<Pod>) => pod.status?.phase;
 informer.addEventHandler({
   onAdd: (pod, initial) =>
     print(
