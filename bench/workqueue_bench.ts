@@ -24,7 +24,7 @@ import { RateLimitingQueue } from "../workqueue/rate_limiting_queue.ts";
 const N = 1_000_000;
 const keys = Array.from({ length: N }, (_, i) => `ns-${i % 100}/cm-${i}`);
 const group = "1M items, one worker";
-const opts = { group, n: 5, warmup: 1 } as const;
+const opts = { group, n: 3, warmup: 1 } as const;
 
 Deno.bench({
   name: "array queue (sync)",

@@ -1,0 +1,100 @@
+// Two replicas of examples/configmap_controller.ts against one FakeApiServer,
+// on one FakeClock: exactly one reconciles; when it stops, the other takes
+// over (within 2.2 × the 2 s retry period, since it releases the lease) and
+// reconciles what changes next.
+
+import assert from "node:assert/strict";
+import { ConfigMaps, KubeClient, KubeConfig, Leases } from "../mod.ts";
+import { FakeApiServer, FakeClock } from "../testing/mod.ts";
+import {
+  ANNOTATION,
+  LEASE_NAME,
+  runController,
+} from "./configmap_controller.ts";
+
+interface Replica {
+  id: string;
+  lines: string[];
+  stop: AbortController;
+  ended: Promise<"stopped" | "lost">;
+  client: KubeClient;
+}
+
+Deno.test("examples/configmap_controller.ts: of two replicas exactly one reconciles, and the other takes over when it stops", async () => {
+  const clock = new FakeClock(Date.UTC(2026, 0, 1));
+  await using server = await FakeApiServer.start({ clock });
+  const config = KubeConfig.fromOptions({ server: server.url });
+  const configMap = (name: string, data: Record<string, string>) =>
+    server.create(ConfigMaps, {
+      metadata: { name, namespace: "default" },
+      data,
+    });
+  configMap("one", { a: "1" });
+
+  const start = (id: string): Replica => {
+    const client = new KubeClient(config);
+    const lines: string[] = [];
+    const stop = new AbortController();
+    const ended = runController(
+      { client, id, clock, log: (line) => lines.push(line) },
+      stop.signal,
+    );
+    return { id, lines, stop, ended, client };
+  };
+  // Real HTTP settles between small steps of the fake clock.
+  const until = async (cond: () => boolean, what: string) => {
+    for (let i = 0; i < 2_000; i++) {
+      if (cond()) return;
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      if (i % 5 === 4) await clock.step(10);
+    }
+    assert.fail(`timed out waiting for ${what}`);
+  };
+  const annotated = (r: Replica) =>
+    r.lines.filter((l) => l.startsWith("annotated default/"));
+  const annotation = (name: string) =>
+    server.list(ConfigMaps, "default").find((c) => c.metadata.name === name)
+      ?.metadata.annotations?.[ANNOTATION];
+
+  const a = start("A");
+  await until(() => a.lines.includes("A leads"), "A to lead");
+  await until(() => annotated(a).length === 1, "A to annotate one");
+  assert.match(annotation("one")!, /^[0-9a-f]{16}$/);
+  const b = start("B");
+  await until(() => b.lines.includes("B waits: A leads"), "B to see A");
+
+  configMap("two", { b: "2" });
+  const logged = (key: string) =>
+    [a, b].some((r) => r.lines.some((l) => l.startsWith(`annotated ${key} `)));
+  await until(() => logged("default/two"), "two annotated");
+  assert.deepEqual(annotated(a).map((l) => l.split(" ")[1]), [
+    "default/one",
+    "default/two",
+  ]);
+  assert.deepEqual(annotated(b), [], "B reconciled while A leads");
+
+  // A stops (Ctrl-C): it releases the lease, B takes over.
+  const stoppedAt = clock.now();
+  a.stop.abort();
+  assert.equal(await a.ended, "stopped");
+  assert.equal(a.lines.at(-1), "A stopped");
+  await until(() => b.lines.includes("B leads"), "B to take over");
+  const lease = server.list(Leases, "default").find((l) =>
+    l.metadata.name === LEASE_NAME
+  )!;
+  assert.equal(lease.spec!.holderIdentity, "B");
+  const tookOver = Date.parse(lease.spec!.acquireTime!) - stoppedAt;
+  assert.ok(tookOver <= 2.2 * 2_000, `B took over after ${tookOver} ms`);
+
+  configMap("three", { c: "3" });
+  await until(() => logged("default/three"), "three annotated");
+  assert.deepEqual(annotated(b).map((l) => l.split(" ")[1]), [
+    "default/three",
+  ], "B reconciles what changes next, and nothing A already did");
+  assert.equal(annotated(a).length, 2, "A did nothing after it stopped");
+
+  b.stop.abort();
+  assert.equal(await b.ended, "stopped");
+  a.client.close();
+  b.client.close();
+});
