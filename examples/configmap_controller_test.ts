@@ -4,7 +4,13 @@
 // reconciles what changes next.
 
 import assert from "node:assert/strict";
-import { ConfigMaps, KubeClient, KubeConfig, Leases } from "../mod.ts";
+import {
+  ConfigMaps,
+  KubeClient,
+  KubeConfig,
+  Leases,
+  type RawRequestOptions,
+} from "../mod.ts";
 import { FakeApiServer, FakeClock } from "../testing/mod.ts";
 import {
   ANNOTATION,
@@ -17,7 +23,24 @@ interface Replica {
   lines: string[];
   stop: AbortController;
   ended: Promise<"stopped" | "lost">;
-  client: KubeClient;
+  client: TrackedClient;
+}
+
+/** Counts its requests in flight (gets, patches, lease writes). */
+class TrackedClient extends KubeClient {
+  inFlight = 0;
+  override async request<R>(
+    method: string,
+    path: string,
+    opts?: RawRequestOptions,
+  ): Promise<R> {
+    this.inFlight++;
+    try {
+      return await super.request<R>(method, path, opts);
+    } finally {
+      this.inFlight--;
+    }
+  }
 }
 
 Deno.test("examples/configmap_controller.ts: of two replicas exactly one reconciles, and the other takes over when it stops", async () => {
@@ -32,7 +55,7 @@ Deno.test("examples/configmap_controller.ts: of two replicas exactly one reconci
   configMap("one", { a: "1" });
 
   const start = (id: string): Replica => {
-    const client = new KubeClient(config);
+    const client = new TrackedClient(config);
     const lines: string[] = [];
     const stop = new AbortController();
     const ended = runController(
@@ -41,14 +64,21 @@ Deno.test("examples/configmap_controller.ts: of two replicas exactly one reconci
     );
     return { id, lines, stop, ended, client };
   };
-  // Real HTTP settles between small steps of the fake clock.
+  const replicas: Replica[] = [];
+  // Let real HTTP settle (no request in flight for a few event loop turns),
+  // then move the fake clock a little; never sleep on the wall clock.
   const until = async (cond: () => boolean, what: string) => {
-    for (let i = 0; i < 2_000; i++) {
-      if (cond()) return;
-      await new Promise((resolve) => setTimeout(resolve, 0));
-      if (i % 5 === 4) await clock.step(10);
+    const startedAt = clock.now();
+    while (!cond()) {
+      if (clock.now() - startedAt > 10_000) {
+        assert.fail(`no ${what} within 10 s of fake time`);
+      }
+      for (let idle = 0, turns = 0; idle < 3 && turns < 1_000; turns++) {
+        await new Promise((resolve) => setTimeout(resolve, 0));
+        idle = replicas.some((r) => r.client.inFlight > 0) ? 0 : idle + 1;
+      }
+      if (!cond()) await clock.step(50);
     }
-    assert.fail(`timed out waiting for ${what}`);
   };
   const annotated = (r: Replica) =>
     r.lines.filter((l) => l.startsWith("annotated default/"));
@@ -57,10 +87,12 @@ Deno.test("examples/configmap_controller.ts: of two replicas exactly one reconci
       ?.metadata.annotations?.[ANNOTATION];
 
   const a = start("A");
+  replicas.push(a);
   await until(() => a.lines.includes("A leads"), "A to lead");
   await until(() => annotated(a).length === 1, "A to annotate one");
   assert.match(annotation("one")!, /^[0-9a-f]{16}$/);
   const b = start("B");
+  replicas.push(b);
   await until(() => b.lines.includes("B waits: A leads"), "B to see A");
 
   configMap("two", { b: "2" });
