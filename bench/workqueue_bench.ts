@@ -6,6 +6,10 @@
  * - `array queue (sync)`: push, then read by index: the floor.
  * - `array queue + await per item`: the same with one `await` per item,
  *   the cost any async consumer pays.
+ * - `array queue + Set dedupe`: plus a Set so a waiting key is queued once,
+ *   what a hand-written dedupe queue costs (one hash insert and delete per
+ *   key; the WorkQueue does about three times that: dirty, processing and
+ *   their times).
  * - `WorkQueue add+get+done`: dirty/processing sets and metrics.
  * - `WorkQueue add+get+done, interleaved`: the worker runs while keys keep
  *   coming (adds of 1k, then the worker drains), so `get` waits and wakes.
@@ -49,6 +53,30 @@ Deno.bench({
     let head = 0;
     const get = (): Promise<string | undefined> =>
       Promise.resolve(head < q.length ? q[head++] : undefined);
+    while (await get() !== undefined) n++;
+    if (n !== N) throw new Error("lost items");
+  },
+});
+
+Deno.bench({
+  name: "array queue + Set dedupe",
+  ...opts,
+  async fn() {
+    const q: string[] = [];
+    const queued = new Set<string>();
+    for (const k of keys) {
+      if (queued.has(k)) continue;
+      queued.add(k);
+      q.push(k);
+    }
+    let n = 0;
+    let head = 0;
+    const get = (): Promise<string | undefined> => {
+      if (head === q.length) return Promise.resolve(undefined);
+      const k = q[head++];
+      queued.delete(k);
+      return Promise.resolve(k);
+    };
     while (await get() !== undefined) n++;
     if (n !== N) throw new Error("lost items");
   },
