@@ -75,7 +75,11 @@ export function newAuthenticator(
   if (auth.exec) {
     return new ExecAuthenticator(auth.exec, {
       clock: opts.clock,
-      cluster: { server: config.server, tls: config.tls },
+      cluster: {
+        server: config.server,
+        tls: config.tls,
+        proxyUrl: config.proxyUrl,
+      },
     });
   }
   if (auth.tokenFile) {
@@ -216,6 +220,16 @@ export class TokenFileAuthenticator implements Authenticator {
   }
 }
 
+/** The cluster an exec plugin is told about with `provideClusterInfo`. */
+export interface ExecClusterInfo {
+  /** API server URL. */
+  server: string;
+  /** TLS settings (the CA is passed base64-encoded). */
+  tls: TlsConfig;
+  /** The cluster's `proxy-url`, if any. */
+  proxyUrl?: string;
+}
+
 interface ExecResult {
   creds: Credentials;
   expiresAt: number;
@@ -232,7 +246,7 @@ interface ExecResult {
 export class ExecAuthenticator implements Authenticator {
   #exec: ExecConfig;
   #clock: Clock;
-  #cluster: { server: string; tls: TlsConfig } | undefined;
+  #cluster: ExecClusterInfo | undefined;
   #cached: ExecResult | undefined;
   #running: Promise<ExecResult> | undefined;
   /** How many times the plugin has run (for tests and diagnostics). */
@@ -245,7 +259,7 @@ export class ExecAuthenticator implements Authenticator {
    */
   constructor(
     exec: ExecConfig,
-    opts: { clock?: Clock; cluster?: { server: string; tls: TlsConfig } } = {},
+    opts: { clock?: Clock; cluster?: ExecClusterInfo } = {},
   ) {
     this.#exec = exec;
     this.#clock = opts.clock ?? realClock;
@@ -297,6 +311,7 @@ export class ExecAuthenticator implements Authenticator {
                 : undefined,
               "insecure-skip-tls-verify":
                 this.#cluster.tls.insecureSkipTlsVerify,
+              "proxy-url": this.#cluster.proxyUrl,
             },
           }
           : {}),

@@ -106,6 +106,23 @@ Deno.test("exec plugin: the token is cached until expirationTimestamp, then the 
   assert.equal(info.spec.cluster.server, server.url);
 });
 
+Deno.test("exec plugin: provideClusterInfo passes the cluster's proxy-url, as client-go does", async () => {
+  await using p = await plugin();
+  p.setToken("t");
+  const config = KubeConfig.fromOptions({
+    server: "https://internal.example.test:6443",
+    proxyUrl: "http://proxy.example.test:3128",
+    exec: p.exec,
+  });
+  await newAuthenticator(config).credentials();
+  const info = JSON.parse(await Deno.readTextFile(`${p.dir}/info.json`));
+  assert.deepEqual(info.spec.cluster, {
+    server: "https://internal.example.test:6443",
+    "insecure-skip-tls-verify": false,
+    "proxy-url": "http://proxy.example.test:3128",
+  });
+});
+
 Deno.test("exec plugin: a 401 makes the next request run the plugin again", async () => {
   await using p = await plugin("client.authentication.k8s.io/v1beta1");
   await using server = await FakeApiServer.start({ token: "fresh-token" });

@@ -7,43 +7,18 @@
  * @module
  */
 
-import { parseYaml, YamlError } from "./_yaml.ts";
+import {
+  type AuthConfig,
+  type ExecConfig,
+  KubeConfigError,
+  mergeFiles,
+  parseFile,
+  type RawFile,
+  type RawUser,
+} from "./_kubeconfig_file.ts";
 
-/**
- * An exec credential plugin (clientcmd `api.ExecConfig`): a command that
- * prints a `client.authentication.k8s.io` `ExecCredential` with a token or
- * a client certificate.
- */
-export interface ExecConfig {
-  /** Command to run; a relative path with a `/` is resolved against the kubeconfig's directory. */
-  command: string;
-  /** Arguments. */
-  args: string[];
-  /** Extra environment variables, added to the process environment. */
-  env: { name: string; value: string }[];
-  /** `client.authentication.k8s.io/v1` or `client.authentication.k8s.io/v1beta1`. */
-  apiVersion: string;
-  /** Shown when the command cannot be found. */
-  installHint?: string;
-  /** Whether to pass the cluster's server and CA to the plugin in `KUBERNETES_EXEC_INFO`. */
-  provideClusterInfo: boolean;
-  /** `Never`, `IfAvailable` or `Always`; kubecache never gives the plugin a terminal. */
-  interactiveMode?: string;
-}
-
-/** How to authenticate; at most one of the token sources is used. */
-export interface AuthConfig {
-  /** A static bearer token. */
-  token?: string;
-  /** A file holding a bearer token, re-read when it changes (a projected service account token). */
-  tokenFile?: string;
-  /** Basic-auth user name. */
-  username?: string;
-  /** Basic-auth password. */
-  password?: string;
-  /** An exec credential plugin. */
-  exec?: ExecConfig;
-}
+export { KubeConfigError };
+export type { AuthConfig, ExecConfig };
 
 /** TLS settings of a {@link KubeConfig}; all certificate data is PEM text. */
 export interface TlsConfig {
@@ -104,30 +79,6 @@ export interface InClusterOptions {
   caPath?: string;
   /** Default `/var/run/secrets/kubernetes.io/serviceaccount/namespace`. */
   namespacePath?: string;
-}
-
-/**
- * A kubeconfig that cannot be found, read, parsed or used. `path` names the
- * file when one is involved; a YAML error is the `cause` (with its line and
- * column in the message).
- */
-export class KubeConfigError extends Error {
-  /** The kubeconfig file concerned, if any. */
-  readonly path: string | undefined;
-
-  /**
-   * Create an error.
-   * @param message what went wrong
-   * @param opts the file `path` and the underlying `cause`
-   */
-  constructor(message: string, opts: { path?: string; cause?: unknown } = {}) {
-    super(
-      message,
-      opts.cause === undefined ? undefined : { cause: opts.cause },
-    );
-    this.name = "KubeConfigError";
-    this.path = opts.path;
-  }
 }
 
 const SA_DIR = "/var/run/secrets/kubernetes.io/serviceaccount";
@@ -419,35 +370,6 @@ export class KubeConfig {
 
 // ---- files ----
 
-interface RawCluster {
-  server?: string;
-  proxyUrl?: string;
-  tlsServerName?: string;
-  caData?: string;
-  caFile?: string;
-  insecure: boolean;
-}
-interface RawUser {
-  auth: AuthConfig;
-  certData?: string;
-  certFile?: string;
-  keyData?: string;
-  keyFile?: string;
-  unsupported?: string;
-}
-interface RawContext {
-  cluster?: string;
-  user?: string;
-  namespace?: string;
-}
-interface RawFile {
-  path: string;
-  clusters: Map<string, RawCluster>;
-  users: Map<string, RawUser>;
-  contexts: Map<string, RawContext>;
-  currentContext?: string;
-}
-
 function defaultPaths(): string[] {
   const env = Deno.env.get("KUBECONFIG");
   if (env) {
@@ -568,231 +490,6 @@ function checkProxyUrl(value: unknown): void {
 /** The URL with the password of its user info masked, for messages. */
 function redactUrl(url: string): string {
   return url.replace(/^([a-z0-9+.-]*:\/\/[^/:@]*):[^/@]*@/i, "$1:***@");
-}
-
-function dirOf(path: string): string {
-  const i = path.lastIndexOf("/");
-  return i === -1 ? "." : i === 0 ? "/" : path.slice(0, i);
-}
-
-function resolvePath(base: string, p: string | undefined): string | undefined {
-  if (p === undefined || p === "" || p.startsWith("/")) return p || undefined;
-  if (p.startsWith("~/")) {
-    const home = Deno.env.get("HOME");
-    return home ? `${home}${p.slice(1)}` : p;
-  }
-  return `${dirOf(base)}/${p}`;
-}
-
-/** Reads typed fields out of parsed YAML, naming the field path on errors. */
-class Fields {
-  constructor(
-    readonly file: string,
-    readonly where: string,
-    readonly obj: Record<string, unknown>,
-  ) {}
-
-  static of(file: string, where: string, value: unknown): Fields {
-    if (value === null || value === undefined) {
-      return new Fields(file, where, {});
-    }
-    if (typeof value !== "object" || Array.isArray(value)) {
-      throw new KubeConfigError(
-        `Cannot load kubeconfig ${file}: ${where} must be a mapping`,
-        { path: file },
-      );
-    }
-    return new Fields(file, where, value as Record<string, unknown>);
-  }
-
-  #fail(key: string, expected: string): never {
-    throw new KubeConfigError(
-      `Cannot load kubeconfig ${this.file}: ${this.where}.${key} must be ${expected}`,
-      { path: this.file },
-    );
-  }
-
-  str(key: string): string | undefined {
-    const v = this.obj[key];
-    if (v === undefined || v === null) return undefined;
-    // Plain scalars like 1234 or true are still text to kubeconfig fields.
-    if (typeof v === "number" || typeof v === "boolean") return String(v);
-    if (typeof v !== "string") this.#fail(key, "a string");
-    return v;
-  }
-
-  bool(key: string): boolean {
-    const v = this.obj[key];
-    if (v === undefined || v === null) return false;
-    if (typeof v !== "boolean") this.#fail(key, "true or false");
-    return v;
-  }
-
-  list(key: string): unknown[] {
-    const v = this.obj[key];
-    if (v === undefined || v === null) return [];
-    if (!Array.isArray(v)) this.#fail(key, "a list");
-    return v;
-  }
-
-  sub(key: string): Fields {
-    return Fields.of(this.file, `${this.where}.${key}`, this.obj[key]);
-  }
-
-  has(key: string): boolean {
-    return this.obj[key] !== undefined && this.obj[key] !== null;
-  }
-}
-
-function parseFile(text: string, path: string): RawFile {
-  let doc: unknown;
-  try {
-    doc = parseYaml(text);
-  } catch (cause) {
-    const detail = cause instanceof YamlError ? cause.message : message(cause);
-    throw new KubeConfigError(`Cannot parse kubeconfig ${path}: ${detail}`, {
-      path,
-      cause,
-    });
-  }
-  const root = Fields.of(path, "kubeconfig", doc);
-  const file: RawFile = {
-    path,
-    clusters: new Map(),
-    users: new Map(),
-    contexts: new Map(),
-    currentContext: root.str("current-context") || undefined,
-  };
-  const named = (
-    key: string,
-    inner: string,
-    add: (name: string, f: Fields) => void,
-  ) => {
-    root.list(key).forEach((item, i) => {
-      const entry = Fields.of(path, `${key}[${i}]`, item);
-      const name = entry.str("name");
-      if (!name) {
-        throw new KubeConfigError(
-          `Cannot load kubeconfig ${path}: ${key}[${i}].name must be set`,
-          { path },
-        );
-      }
-      add(name, entry.sub(inner));
-    });
-  };
-  named("clusters", "cluster", (name, c) => {
-    if (file.clusters.has(name)) return;
-    file.clusters.set(name, {
-      server: c.str("server"),
-      proxyUrl: c.str("proxy-url") || undefined,
-      tlsServerName: c.str("tls-server-name") || undefined,
-      caData: c.str("certificate-authority-data"),
-      caFile: resolvePath(path, c.str("certificate-authority")),
-      insecure: c.bool("insecure-skip-tls-verify"),
-    });
-  });
-  named("users", "user", (name, u) => {
-    if (file.users.has(name)) return;
-    file.users.set(name, parseUser(path, u));
-  });
-  named("contexts", "context", (name, c) => {
-    if (file.contexts.has(name)) return;
-    file.contexts.set(name, {
-      cluster: c.str("cluster"),
-      user: c.str("user"),
-      namespace: c.str("namespace"),
-    });
-  });
-  return file;
-}
-
-function parseUser(path: string, u: Fields): RawUser {
-  const user: RawUser = {
-    auth: {
-      token: u.str("token") || undefined,
-      tokenFile: resolvePath(path, u.str("tokenFile")),
-      username: u.str("username"),
-      password: u.str("password"),
-    },
-    certData: u.str("client-certificate-data"),
-    certFile: resolvePath(path, u.str("client-certificate")),
-    keyData: u.str("client-key-data"),
-    keyFile: resolvePath(path, u.str("client-key")),
-  };
-  if (u.has("auth-provider")) {
-    const name = u.sub("auth-provider").str("name") ?? "unknown";
-    user.unsupported =
-      `the auth-provider "${name}" (removed from kubectl; use an exec plugin such as kubelogin or gke-gcloud-auth-plugin)`;
-  } else if (u.has("as") || u.has("as-groups") || u.has("as-uid")) {
-    user.unsupported = "impersonation (as, as-groups, as-uid)";
-  }
-  if (u.has("exec")) user.auth.exec = parseExec(path, u.sub("exec"));
-  return user;
-}
-
-function parseExec(path: string, e: Fields): ExecConfig {
-  const command = e.str("command");
-  if (!command) {
-    throw new KubeConfigError(
-      `Cannot load kubeconfig ${path}: ${e.where}.command must be set`,
-      { path },
-    );
-  }
-  const args = e.list("args").map((a, i) => {
-    if (typeof a === "string") return a;
-    if (typeof a === "number" || typeof a === "boolean") return String(a);
-    throw new KubeConfigError(
-      `Cannot load kubeconfig ${path}: ${e.where}.args[${i}] must be a string`,
-      { path },
-    );
-  });
-  const env = e.list("env").map((item, i) => {
-    const f = Fields.of(path, `${e.where}.env[${i}]`, item);
-    return { name: f.str("name") ?? "", value: f.str("value") ?? "" };
-  });
-  const apiVersion = e.str("apiVersion") ?? "";
-  if (
-    apiVersion !== "client.authentication.k8s.io/v1" &&
-    apiVersion !== "client.authentication.k8s.io/v1beta1"
-  ) {
-    throw new KubeConfigError(
-      `Cannot load kubeconfig ${path}: ${e.where}.apiVersion must be client.authentication.k8s.io/v1 or v1beta1, got "${apiVersion}"`,
-      { path },
-    );
-  }
-  return {
-    // Only a command given as a relative path is resolved (clientcmd does the same).
-    command: command.includes("/") ? resolvePath(path, command)! : command,
-    args,
-    env,
-    apiVersion,
-    installHint: e.str("installHint"),
-    provideClusterInfo: e.bool("provideClusterInfo"),
-    interactiveMode: e.str("interactiveMode"),
-  };
-}
-
-/** Merge files in order: the first to set a name or current-context wins. */
-function mergeFiles(files: RawFile[]): RawFile {
-  const merged: RawFile = {
-    path: files.map((f) => f.path).join(", "),
-    clusters: new Map(),
-    users: new Map(),
-    contexts: new Map(),
-  };
-  for (const f of files) {
-    merged.currentContext ??= f.currentContext;
-    for (const [k, v] of f.clusters) {
-      if (!merged.clusters.has(k)) merged.clusters.set(k, v);
-    }
-    for (const [k, v] of f.users) {
-      if (!merged.users.has(k)) merged.users.set(k, v);
-    }
-    for (const [k, v] of f.contexts) {
-      if (!merged.contexts.has(k)) merged.contexts.set(k, v);
-    }
-  }
-  return merged;
 }
 
 /**
