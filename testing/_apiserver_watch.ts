@@ -103,6 +103,9 @@ export class Watch implements EventSink {
   /** Deliver a change of the table (filtered). */
   event(ev: HistoryEvent): void {
     if (this.#ended) return;
+    // The history is global (one RV sequence for every table): a replay
+    // must skip other tables' events, or a pods watch sends a Lease.
+    if (ev.table !== this.#p.table) return;
     const ns = this.#p.namespace;
     if (ns !== "" && ev.entry.namespace !== ns) return;
     const match = this.#p.match;
