@@ -7,6 +7,7 @@ import type { FakeClock } from "../testing/fake_clock.ts";
 import type { ResourceEventHandler } from "./event_handler.ts";
 import { DeletedFinalStateUnknown } from "./keys.ts";
 import type { KubeObject } from "../api/object.ts";
+import { Rng } from "../testing/demo_objects.ts";
 
 /** Yield to timers and I/O until `cond` holds; fail instead of hanging. */
 export async function eventually(
@@ -57,4 +58,28 @@ export function recorder<T extends KubeObject>():
           : `delete ${o.metadata.name}`,
       ),
   };
+}
+
+/**
+ * A seeded PRNG in [0, 1) (mulberry32, the demo workload's `Rng`), so a
+ * failing seed of a property test replays exactly.
+ */
+export function prng(seed: number): () => number {
+  const rng = new Rng(seed);
+  return () => rng.next();
+}
+
+/**
+ * The seeds of a seeded property test, from one pair of variables for every
+ * suite: `KUBECACHE_SEED=17` replays one seed, `KUBECACHE_SEEDS=1000` runs
+ * seeds 1 to 1000; by default 1 to `count`. `replay` is true for one
+ * replayed seed (suites then skip their "the seeds exercised X" checks).
+ */
+export function seedsToRun(
+  count: number,
+): { seeds: number[]; replay: boolean } {
+  const one = Deno.env.get("KUBECACHE_SEED");
+  if (one !== undefined) return { seeds: [Number(one)], replay: true };
+  const n = Number(Deno.env.get("KUBECACHE_SEEDS") ?? count);
+  return { seeds: Array.from({ length: n }, (_, i) => i + 1), replay: false };
 }

@@ -630,24 +630,6 @@ Deno.test("DeltaFIFO.hasSynced() stays false until the last initial item is proc
   assert.equal(f.hasSynced(), true);
 });
 
-Deno.test("DeltaFIFO.pop() rejects with FIFOClosedError when closed, pending pops too", async () => {
-  const f = newFIFO({ knownObjects: known(obj("foo", 5)) });
-  const pending = Array.from({ length: 10 }, () => pop(f));
-  assert.equal(f.isClosed(), false);
-  f.close();
-  assert.equal(f.isClosed(), true);
-  for (const p of pending) await assert.rejects(p, FIFOClosedError);
-  await assert.rejects(pop(f), FIFOClosedError);
-});
-
-Deno.test("DeltaFIFO.pop() drains queued items after close", async () => {
-  const f = newFIFO();
-  f.add(obj("a", 1));
-  f.close();
-  assert.equal(await popVal(f), 1);
-  await assert.rejects(pop(f), FIFOClosedError);
-});
-
 /** The name of the newest object of popped deltas. */
 const nameOf = (deltas: Deltas<Obj>): string =>
   byName(deltas[deltas.length - 1].object);

@@ -198,24 +198,6 @@ Deno.test("Heap.pop() waits for an item", async () => {
   assert.deepEqual(got.map((o) => o.name).sort(), ["a", "b"]);
 });
 
-Deno.test("Heap.close() rejects waiting pops with FIFOClosedError", async () => {
-  const h = newHeap();
-  const waiting = h.pop();
-  assert.equal(h.isClosed(), false);
-  h.close();
-  assert.equal(h.isClosed(), true);
-  await assert.rejects(waiting, FIFOClosedError);
-});
-
-Deno.test("Heap.pop() drains items present at close, then rejects", async () => {
-  const h = newHeap();
-  h.add(obj("foo", 10));
-  h.add(obj("bar", 1));
-  h.close();
-  assert.deepEqual(await popVals(h, 2), [1, 10]);
-  await assert.rejects(h.pop(), FIFOClosedError);
-});
-
 Deno.test("Heap add, addIfNotPresent and bulkAdd throw after close", () => {
   const h = newHeap();
   h.add(obj("kept", 1));

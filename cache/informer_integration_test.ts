@@ -4,8 +4,8 @@
  * no-tight-loop bound, and shutdown. The informer runs on a FakeClock, so
  * backoffs are stepped, never slept; the server keeps real time.
  *
- * Replay one seed: `SEED=17 deno test -A cache/informer_integration_test.ts`.
- * More seeds: `SEEDS=1000`.
+ * Replay one seed: `KUBECACHE_SEED=17 deno test -A cache/informer_integration_test.ts`.
+ * More seeds: `KUBECACHE_SEEDS=1000` (the same variables as every seeded suite).
  */
 
 import assert from "node:assert/strict";
@@ -24,21 +24,10 @@ import { isExpired, isServerError, isTooManyRequests } from "../api/errors.ts";
 import { KubeClient } from "../client/rest.ts";
 import { FakeApiServer } from "../testing/fake_api_server.ts";
 import { FakeClock } from "../testing/fake_clock.ts";
+import { prng, seedsToRun } from "./_test_util.ts";
 
 interface ConfigMap extends KubeObject {
   data?: Record<string, string>;
-}
-
-/** mulberry32: a small seeded PRNG, uniform in [0, 1). */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6D2B79F5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** One event-loop turn: lets HTTP I/O progress (not a timed sleep). */
@@ -234,26 +223,19 @@ async function runSeed(world: World, seed: number): Promise<void> {
   world.seen.relists += informer.health()?.relists ?? 0;
 }
 
-function seedsToRun(): number[] {
-  const one = Deno.env.get("SEED");
-  if (one !== undefined) return [Number(one)];
-  const n = Number(Deno.env.get("SEEDS") ?? 200);
-  return Array.from({ length: n }, (_, i) => i + 1);
-}
-
 Deno.test("SharedIndexInformer converges to the server's objects under random faults (seeded)", async () => {
   await using server = await FakeApiServer.start({ historyLimit: 50 });
   await using client = new KubeClient(
     KubeConfig.fromOptions({ server: server.url }),
   );
   const world: World = { server, client, seen: { relists: 0 } };
-  const seeds = seedsToRun();
+  const { seeds } = seedsToRun(200);
   for (const seed of seeds) {
     try {
       await runSeed(world, seed);
     } catch (err) {
       console.error(
-        `Seed ${seed} failed; replay with: SEED=${seed} deno test -A cache/informer_integration_test.ts`,
+        `Seed ${seed} failed; replay with: KUBECACHE_SEED=${seed} deno test -A cache/informer_integration_test.ts`,
       );
       throw err;
     }

@@ -1,5 +1,12 @@
 import assert from "node:assert/strict";
-import { deferred, eventually, recorder, stepUntil } from "./_test_util.ts";
+import {
+  deferred,
+  eventually,
+  prng,
+  recorder,
+  seedsToRun,
+  stepUntil,
+} from "./_test_util.ts";
 import { FakeClock } from "../testing/fake_clock.ts";
 import { FakeControllerSource } from "../testing/fake_controller_source.ts";
 import { StatusError } from "../api/errors.ts";
@@ -491,18 +498,6 @@ async function microYield(n: number): Promise<void> {
   for (let i = 0; i < n; i++) await Promise.resolve();
 }
 
-/** Deterministic PRNG (mulberry32) so a failing seed can be replayed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /**
  * A handler that mirrors what it is told and flags inconsistent sequences:
  * an add for a key it has, an update or delete for a key it lacks, an
@@ -677,10 +672,7 @@ async function convergenceRun(seed: number): Promise<void> {
 }
 
 Deno.test("SharedIndexInformer converges under random changes and faults (seeded; set KUBECACHE_SEED to replay one)", async () => {
-  const one = Deno.env.get("KUBECACHE_SEED");
-  const seeds = one
-    ? [Number(one)]
-    : Array.from({ length: 200 }, (_, i) => i + 1);
+  const { seeds, replay } = seedsToRun(200);
   for (const seed of seeds) {
     try {
       await convergenceRun(seed);
@@ -692,7 +684,7 @@ Deno.test("SharedIndexInformer converges under random changes and faults (seeded
   // The schedules really exercised relists, missed deletes, relists before
   // any resync tick (where client-go sends same-RV updates to every
   // handler) and resyncs of the handler that asked for them.
-  if (!one) {
+  if (!replay) {
     assert.ok(exercised.relists > 0 && exercised.tombstones > 0);
     assert.ok(exercised.earlyRelists > 0, JSON.stringify(exercised));
     assert.ok(exercised.syncUpdates > 0, JSON.stringify(exercised));

@@ -9,6 +9,7 @@
 
 import type { Status } from "../api/object.ts";
 import { defaultFaultStatus } from "./_apiserver_status.ts";
+import { Rng } from "./demo_objects.ts";
 
 /** Options of {@link FakeApiServerFaults.failNext}. */
 export interface FailNextOptions {
@@ -224,18 +225,6 @@ export function failureResponse(f: FailNextOptions): Response {
   return new Response(JSON.stringify(body), { status: f.status, headers });
 }
 
-/** Deterministic PRNG (mulberry32) in [0, 1). */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /**
  * Re-chunk a body: cut at `offsets` (absolute) or randomly, pausing between
  * pieces via `pause` so each piece becomes its own write.
@@ -245,7 +234,8 @@ export function splitBody(
   split: { mode: SplitMode; seed: number },
   pause: () => Promise<void>,
 ): ReadableStream<Uint8Array> {
-  const random = split.mode === "random" ? prng(split.seed) : undefined;
+  const rng = split.mode === "random" ? new Rng(split.seed) : undefined;
+  const random = rng && (() => rng.next());
   const offsets = Array.isArray(split.mode) ? split.mode : [];
   let pos = 0;
   let next = 0;
