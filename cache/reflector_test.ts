@@ -669,3 +669,25 @@ Deno.test("Reflector rejects a negative resyncPeriod or pageSize", () => {
     RangeError,
   );
 });
+
+Deno.test("Reflector.listAndWatch() runs one cycle and throws the failure that needs a backoff and a relist", async () => {
+  const h = harness();
+  h.source.add(obj("a"));
+  const ctl = new AbortController();
+  const cycle = h.reflector.listAndWatch(ctl.signal);
+  await until(() => h.source.openWatches() === 1);
+  h.source.sendEvent({ type: "ERROR", object: status(500, "InternalError") });
+  await assert.rejects(
+    cycle,
+    (e) => e instanceof StatusError && e.code === 500,
+  );
+  assert.equal(h.clock.waiters(), 0, "no backoff timer left");
+  assert.equal(h.source.openWatches(), 0);
+  assert.deepEqual(h.store.ops, ["replace a@1"]);
+  // The next cycle relists at the last RV.
+  const next = h.reflector.listAndWatch(ctl.signal);
+  await until(() => h.source.openWatches() === 1);
+  assert.deepEqual(h.source.listCalls[1], { resourceVersion: "1" });
+  ctl.abort();
+  await next;
+});
