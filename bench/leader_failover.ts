@@ -16,33 +16,16 @@
  * @module
  */
 
-import { KubeClient, type RawRequestOptions } from "../client/rest.ts";
 import { KubeConfig } from "../client/config.ts";
 import { Leases } from "../api/resources.ts";
 import { FakeApiServer } from "../testing/fake_api_server.ts";
 import { FakeClock } from "../testing/fake_clock.ts";
+import { TrackedClient } from "../testing/tracked_client.ts";
 import { LeaderElector } from "../leaderelection/leader_elector.ts";
 import { LeaseLock } from "../leaderelection/lease_lock.ts";
 
 const i = Deno.args.indexOf("--trials");
 const TRIALS = i >= 0 ? Number(Deno.args[i + 1]) : 20;
-
-/** Counts requests in flight, so the clock only moves once HTTP settled. */
-class TrackedClient extends KubeClient {
-  inFlight = 0;
-  override async request<R>(
-    method: string,
-    path: string,
-    opts?: RawRequestOptions,
-  ): Promise<R> {
-    this.inFlight++;
-    try {
-      return await super.request<R>(method, path, opts);
-    } finally {
-      this.inFlight--;
-    }
-  }
-}
 
 interface Candidate {
   elector: LeaderElector;

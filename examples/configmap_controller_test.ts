@@ -4,14 +4,8 @@
 // reconciles what changes next.
 
 import assert from "node:assert/strict";
-import {
-  ConfigMaps,
-  KubeClient,
-  KubeConfig,
-  Leases,
-  type RawRequestOptions,
-} from "../mod.ts";
-import { FakeApiServer, FakeClock } from "../testing/mod.ts";
+import { ConfigMaps, KubeConfig, Leases } from "../mod.ts";
+import { FakeApiServer, FakeClock, TrackedClient } from "../testing/mod.ts";
 import {
   ANNOTATION,
   LEASE_NAME,
@@ -24,23 +18,6 @@ interface Replica {
   stop: AbortController;
   ended: Promise<"stopped" | "lost">;
   client: TrackedClient;
-}
-
-/** Counts its requests in flight (gets, patches, lease writes). */
-class TrackedClient extends KubeClient {
-  inFlight = 0;
-  override async request<R>(
-    method: string,
-    path: string,
-    opts?: RawRequestOptions,
-  ): Promise<R> {
-    this.inFlight++;
-    try {
-      return await super.request<R>(method, path, opts);
-    } finally {
-      this.inFlight--;
-    }
-  }
 }
 
 Deno.test("examples/configmap_controller.ts: of two replicas exactly one reconciles, and the other takes over when it stops", async () => {

@@ -4,32 +4,15 @@
 // request in flight, yielding to the event loop).
 
 import assert from "node:assert/strict";
-import { KubeClient, type RawRequestOptions } from "../client/rest.ts";
 import { KubeConfig } from "../client/config.ts";
 import { Leases } from "../api/resources.ts";
 import type { Lease } from "../api/types.ts";
 import { FakeApiServer } from "../testing/fake_api_server.ts";
 import { FakeClock } from "../testing/fake_clock.ts";
+import { TrackedClient } from "../testing/tracked_client.ts";
+export { TrackedClient };
 import { LeaderElector, type LeaderElectorConfig } from "./leader_elector.ts";
 import { LeaseLock } from "./lease_lock.ts";
-
-/** A KubeClient that counts its requests in flight. */
-export class TrackedClient extends KubeClient {
-  inFlight = 0;
-
-  override async request<R>(
-    method: string,
-    path: string,
-    opts?: RawRequestOptions,
-  ): Promise<R> {
-    this.inFlight++;
-    try {
-      return await super.request<R>(method, path, opts);
-    } finally {
-      this.inFlight--;
-    }
-  }
-}
 
 /** One candidate: its client, elector, and what its callbacks saw. */
 export interface Candidate {
