@@ -1,14 +1,8 @@
 import assert from "node:assert/strict";
 import { levenshtein, suggestResource } from "./resolve.ts";
 import { BUILTIN_RESOURCE_TYPES, resourceType } from "../api/resources.ts";
+import { Widgets } from "../testing/demo_objects.ts";
 
-const Widgets = resourceType({
-  apiVersion: "example.com/v1",
-  kind: "Widget",
-  resource: "widgets",
-  namespaced: true,
-  shortNames: ["wd"],
-});
 // A second "events" in another group, as real clusters serve.
 const EventsV1 = resourceType({
   apiVersion: "events.k8s.io/v1",

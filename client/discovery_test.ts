@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { FakeApiServer } from "../testing/fake_api_server.ts";
+import { Widgets } from "../testing/demo_objects.ts";
 import { KubeConfig } from "./config.ts";
 import { KubeClient } from "./rest.ts";
 import {
@@ -13,14 +14,6 @@ import {
   resolveResourceName,
   UnknownResourceError,
 } from "./discovery.ts";
-
-const Widgets = resourceType({
-  apiVersion: "example.com/v1",
-  kind: "Widget",
-  resource: "widgets",
-  namespaced: true,
-  shortNames: ["wd"],
-});
 
 function key(t: ResourceType | undefined): string {
   return t ? `${t.group}/${t.version}/${t.resource}` : "none";

@@ -8,6 +8,7 @@
  */
 
 import type { KubeObject } from "../api/object.ts";
+import { resourceType } from "../api/resources.ts";
 
 /** A seeded pseudo-random generator (mulberry32): deterministic per seed. */
 export class Rng {
@@ -669,3 +670,15 @@ export function makeNamespace(name: string, createdMs: number): KubeObject {
     status: { phase: "Active" },
   } as KubeObject;
 }
+
+/**
+ * A namespaced custom resource type (`widgets.example.com`, short name
+ * `wd`) for tests of discovery and name resolution.
+ */
+export const Widgets = resourceType({
+  apiVersion: "example.com/v1",
+  kind: "Widget",
+  resource: "widgets",
+  namespaced: true,
+  shortNames: ["wd"],
+});
