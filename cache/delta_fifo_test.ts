@@ -139,36 +139,32 @@ Deno.test("DeltaFIFO.delete() of a queued key unknown to knownObjects still queu
 });
 
 Deno.test("DeltaFIFO collapses two trailing deletions, keeping the more informative", async (t) => {
-  await t.step("a real object replaces a tombstone", () => {
-    const f = newFIFO();
-    f.add(obj("foo", 1));
-    f.replace([], "1"); // tombstone for foo
-    f.delete(obj("foo", 2));
-    assert.deepEqual(f.getByKey("foo"), [
-      d("Added", obj("foo", 1)),
-      d("Deleted", obj("foo", 2)),
-    ]);
-  });
-  await t.step("a tombstone does not replace a real object", () => {
-    const f = newFIFO();
-    f.add(obj("foo", 1));
-    f.delete(obj("foo", 2));
-    f.replace([], "1");
-    assert.deepEqual(f.getByKey("foo"), [
-      d("Added", obj("foo", 1)),
-      d("Deleted", obj("foo", 2)),
-    ]);
-  });
-  await t.step("two real deletions keep the first", () => {
-    const f = newFIFO();
-    f.add(obj("foo", 1));
-    f.delete(obj("foo", 2));
-    f.delete(obj("foo", 3));
-    assert.deepEqual(f.getByKey("foo"), [
-      d("Added", obj("foo", 1)),
-      d("Deleted", obj("foo", 2)),
-    ]);
-  });
+  // Each case adds foo 1 and then deletes it twice; foo 2 is the deletion kept.
+  const cases: Array<[string, (f: DeltaFIFO<Obj>) => void]> = [
+    ["a real object replaces a tombstone", (f) => {
+      f.replace([], "1"); // tombstone for foo
+      f.delete(obj("foo", 2));
+    }],
+    ["a tombstone does not replace a real object", (f) => {
+      f.delete(obj("foo", 2));
+      f.replace([], "1");
+    }],
+    ["two real deletions keep the first", (f) => {
+      f.delete(obj("foo", 2));
+      f.delete(obj("foo", 3));
+    }],
+  ];
+  for (const [name, deleteTwice] of cases) {
+    await t.step(name, () => {
+      const f = newFIFO();
+      f.add(obj("foo", 1));
+      deleteTwice(f);
+      assert.deepEqual(f.getByKey("foo"), [
+        d("Added", obj("foo", 1)),
+        d("Deleted", obj("foo", 2)),
+      ]);
+    });
+  }
 });
 
 Deno.test("DeltaFIFO.replace() followed by pop returns the newest version", async () => {
