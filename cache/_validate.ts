@@ -59,6 +59,17 @@ export function checkOptions(call: string, name: string, value: unknown): void {
   }
 }
 
+/** `value` is an event handler: an object (its methods are all optional). */
+export function checkHandler(call: string, name: string, value: unknown): void {
+  if (typeof value !== "object" || value === null) {
+    throw new TypeError(
+      `${call}: ${name} must be an object with onAdd, onUpdate or onDelete, got ${
+        show(value)
+      }`,
+    );
+  }
+}
+
 /**
  * `value` is an object whose `methods` are functions; `what` names it in
  * the message (e.g. "a ListerWatcher").

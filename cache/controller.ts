@@ -12,6 +12,7 @@ import {
   checkClock,
   checkDuration,
   checkFunction,
+  checkHandler,
   checkIndexers,
   checkMethods,
   checkOptions,
@@ -93,13 +94,7 @@ export class FilteringResourceEventHandler<T extends KubeObject>
     handler: ResourceEventHandler<T>,
   ) {
     checkFunction("new FilteringResourceEventHandler", "filter", filter);
-    if (typeof handler !== "object" || handler === null) {
-      throw new TypeError(
-        `new FilteringResourceEventHandler: handler must be an object with onAdd, onUpdate or onDelete, got ${
-          show(handler)
-        }`,
-      );
-    }
+    checkHandler("new FilteringResourceEventHandler", "handler", handler);
     this.#filter = filter;
     this.#handler = handler;
   }
@@ -414,13 +409,7 @@ function checkInformerArgs(
   opts: unknown,
 ): void {
   checkMethods(call, "lw", lw, "a ListerWatcher", ["list", "watch"]);
-  if (typeof handler !== "object" || handler === null) {
-    throw new TypeError(
-      `${call}: handler must be an object with onAdd, onUpdate or onDelete, got ${
-        show(handler)
-      }`,
-    );
-  }
+  checkHandler(call, "handler", handler);
   checkOptions(call, "opts", opts);
   const o = (opts ?? {}) as Record<string, unknown>;
   checkDuration(call, "opts.resyncPeriod", o.resyncPeriod);

@@ -11,10 +11,10 @@ import {
   checkClock,
   checkDuration,
   checkFunction,
+  checkHandler,
   checkMethods,
   checkOptions,
   checkSignal,
-  show,
 } from "./_validate.ts";
 import { type Clock, realClock } from "../api/clock.ts";
 import { deletionHandlingMetaNamespaceKeyFunc } from "./keys.ts";
@@ -271,13 +271,7 @@ export class SharedIndexInformer<T extends KubeObject>
     opts: AddEventHandlerOptions = {},
   ): ResourceEventHandlerRegistration {
     const call = "SharedIndexInformer.addEventHandler";
-    if (typeof handler !== "object" || handler === null) {
-      throw new TypeError(
-        `${call}: handler must be an object with onAdd, onUpdate or onDelete, got ${
-          show(handler)
-        }`,
-      );
-    }
+    checkHandler(call, "handler", handler);
     checkOptions(call, "opts", opts);
     checkDuration(call, "opts.resyncPeriod", opts.resyncPeriod);
     if (this.#stopped) {
