@@ -4,6 +4,7 @@
 
 import assert from "node:assert/strict";
 import type { FakeClock } from "../testing/fake_clock.ts";
+import type { FakeControllerSource } from "../testing/fake_controller_source.ts";
 import type { ResourceEventHandler } from "./event_handler.ts";
 import { DeletedFinalStateUnknown } from "./keys.ts";
 import type { KubeObject } from "../api/object.ts";
@@ -82,4 +83,25 @@ export function seedsToRun(
   if (one !== undefined) return { seeds: [Number(one)], replay: true };
   const n = Number(Deno.env.get("KUBECACHE_SEEDS") ?? count);
   return { seeds: Array.from({ length: n }, (_, i) => i + 1), replay: false };
+}
+
+/**
+ * Behind an informer's synced watch, delete "b" and add "c" with the watch
+ * dropping both events, then compact the history and cut the watches: the
+ * watch cannot resume (410), so the informer relists. Steps the clock until
+ * `events` holds 4 entries, then adds "marker" and waits for the fifth.
+ */
+export async function missEventsThenRelist<T extends KubeObject>(
+  source: FakeControllerSource<T>,
+  clock: FakeClock,
+  events: string[],
+  make: (name: string) => T,
+): Promise<void> {
+  source.deleteDropWatch(make("b"));
+  source.addDropWatch(make("c"));
+  source.compact();
+  source.breakWatches();
+  await stepUntil(clock, () => events.length === 4, "the relist");
+  source.add(make("marker"));
+  await eventually(() => events.length === 5, "the marker");
 }

@@ -1,5 +1,10 @@
 import assert from "node:assert/strict";
-import { eventually, recorder, stepUntil } from "./_test_util.ts";
+import {
+  eventually,
+  missEventsThenRelist,
+  recorder,
+  stepUntil,
+} from "./_test_util.ts";
 import { FakeClock } from "../testing/fake_clock.ts";
 import { FakeControllerSource } from "../testing/fake_controller_source.ts";
 import {
@@ -132,13 +137,7 @@ Deno.test("newInformer() reports a missed delete found by a relist as a tombston
   const done = controller.run(ac.signal);
   await eventually(() => controller.hasSynced(), "sync");
   await eventually(() => source.openWatches() === 1, "the watch");
-  source.deleteDropWatch(pod("b"));
-  source.addDropWatch(pod("c"));
-  source.compact(); // the watch cannot resume: 410, then a relist
-  source.breakWatches();
-  await stepUntil(clock, () => h.events.length === 4, "the relist");
-  source.add(pod("marker"));
-  await eventually(() => h.events.length === 5, "the marker");
+  await missEventsThenRelist(source, clock, h.events, (name) => pod(name));
   // Unchanged "a" is a same-RV update: with no resyncs the handler never
   // gets one (client-go's NewInformer would send "update a").
   assert.deepEqual(h.events.slice(2).sort(), [

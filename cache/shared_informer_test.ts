@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import {
   deferred,
   eventually,
+  missEventsThenRelist,
   prng,
   recorder,
   seedsToRun,
@@ -234,13 +235,7 @@ Deno.test("SharedIndexInformer: a relist's new objects are not initial, missed d
     () => informer.hasSynced() && source.openWatches() === 1,
     "the watch",
   );
-  source.deleteDropWatch(pod("b"));
-  source.addDropWatch(pod("c"));
-  source.compact();
-  source.breakWatches();
-  await stepUntil(clock, () => h.events.length === 4, "the relist");
-  source.add(pod("marker"));
-  await eventually(() => h.events.length === 5, "the marker");
+  await missEventsThenRelist(source, clock, h.events, (name) => pod(name));
   // Unchanged "a" is a same-RV update: with no resyncs, no handler hears of
   // it (client-go would send it to every handler).
   assert.deepEqual(h.events.slice(2).sort(), [
