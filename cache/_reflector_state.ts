@@ -198,6 +198,15 @@ export function step(state: ReflectorState, input: ReflectorInput): Transition {
 function fromEmpty(s: EmptyState, input: ReflectorInput): Transition {
   switch (input.type) {
     case "listed":
+      // After a watch refused (410) the RV a list had just handed out, this
+      // relist answered that same RV again (a paged list at an RV is an
+      // exact read, still served after the watch cache restarted): the
+      // watch would refuse it again, for good. A quorum read moves on.
+      if (
+        s.keepBackoff && !s.quorum && !input.watching && input.rv === s.rv
+      ) {
+        return { state: { ...s, quorum: true }, resetBackoff: false };
+      }
       // A successful list is the server answering: start the backoff over.
       return {
         state: input.watching

@@ -70,6 +70,20 @@ Deno.test('initialState() is Empty at RV ""; the first list goes to RV 0, a watc
 });
 
 Deno.test("step() from Empty: a list leads to InitListed and resets the backoff; 410 to a quorum read", async (t) => {
+  await t.step(
+    "a relist after a guarded 410 answering the refused RV again: a quorum read next",
+    () => {
+      assert.deepEqual(
+        step(empty("101", false, true), { type: "listed", rv: "101" }),
+        { state: empty("101", true, true), resetBackoff: false },
+      );
+      // One that moved on is a normal list (backoff kept).
+      assert.deepEqual(
+        step(empty("101", false, true), { type: "listed", rv: "105" }),
+        { state: listed("105", true), resetBackoff: false },
+      );
+    },
+  );
   await t.step("listed", () => {
     assert.deepEqual(step(empty(""), { type: "listed", rv: "101" }), {
       state: listed("101", true),

@@ -221,6 +221,44 @@ Deno.test("Reflector relists at once when the server answers 410 after an outage
   }
 });
 
+Deno.test("Reflector does a quorum read when a relist answers again the RV the watch refused (watch cache restarted, paged exact list)", async () => {
+  // After an apiserver restart the watch cache starts at 120, while etcd
+  // still serves a paged list at RV 100 exactly: relisting at 100 forever
+  // left the informer stale for good (found with FakeApiServer
+  // resetWatchCache and pageSize 2).
+  const lw = new ScriptedLW();
+  const last = () => lw.calls.at(-1)!;
+  lw.lists = [
+    () =>
+      last() === "LIST rv="
+        ? list("120", pod("web-1", "120"))
+        : list("100", pod("web-1", "90")),
+  ];
+  lw.watches = [
+    (): WatchScript =>
+      last() === "WATCH rv=120"
+        ? "hang"
+        : [{ type: "ERROR", object: status(410, "Expired") }],
+  ];
+  await using r = reflectorOn(lw);
+  for (let i = 0; i < 10; i++) {
+    if (r.store.ops.at(-1) === "replace web-1@120") break;
+    await until(() =>
+      r.clock.waiters() > 0 || r.store.ops.at(-1) === "replace web-1@120"
+    );
+    const due = r.clock.nextDue();
+    if (due !== undefined) await r.clock.step(due - r.clock.now());
+  }
+  assert.equal(r.store.ops.at(-1), "replace web-1@120");
+  assert.deepEqual(lw.calls.slice(0, 5), [
+    "LIST rv=0",
+    "WATCH rv=100",
+    "LIST rv=100",
+    "LIST rv=",
+    "WATCH rv=120",
+  ]);
+});
+
 Deno.test("Reflector keeps backing off for refused connections, 5xx and 429", async () => {
   const lw = new ScriptedLW();
   lw.lists = [

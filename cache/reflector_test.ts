@@ -119,15 +119,21 @@ Deno.test('Reflector relists at the last synced RV after a watch answered 410, n
     // server that keeps refusing what it just handed out is no tight loop.
     await h.clock.step(await h.pendingDelay());
     await until(() =>
-      h.source.listCalls.length === 2 && h.source.openWatches() === 1
+      h.source.listCalls.length === 3 && h.source.openWatches() === 1
     );
     assert.deepEqual(h.source.listCalls[1], { resourceVersion: "1" });
-    // A later 500 relists at the last RV too.
+    // That relist answered RV 1 again, the RV the watch refused: the
+    // watch would refuse it again, so a quorum read follows, once.
+    assert.deepEqual(h.source.listCalls[2], {
+      resourceVersion: "",
+      limit: 500,
+    });
+    // A later 500 relists at the last RV.
     h.source.sendEvent({ type: "ERROR", object: status(500, "InternalError") });
     await until(() => h.errors.length === 2);
     await h.clock.step(await h.pendingDelay());
-    await until(() => h.source.listCalls.length === 3);
-    assert.deepEqual(h.source.listCalls[2], { resourceVersion: "1" });
+    await until(() => h.source.listCalls.length === 4);
+    assert.deepEqual(h.source.listCalls[3], { resourceVersion: "1" });
   });
   await t.step(
     "HTTP 410 on the watch request after events: at once",
