@@ -9,7 +9,7 @@
  * @module
  */
 
-import type { KubeObject, Status } from "./object.ts";
+import type { KubeObject, PartialObjectMetadata, Status } from "./object.ts";
 import type { ResourceType } from "./resources.ts";
 
 /**
@@ -118,6 +118,12 @@ export interface ResourceRequestOptions extends ListOptions {
   namespace?: string;
   /** Aborts the request (and closes a watch stream). */
   signal?: AbortSignal;
+  /**
+   * `Accept` header of the request; default `application/json`. A
+   * metadata-only list or watch sets `application/json;as=...` (see
+   * {@link metadataListWatch}).
+   */
+  accept?: string;
 }
 
 /**
@@ -178,25 +184,132 @@ export function listWatch<T extends KubeObject>(
   type: ResourceType<T>,
   filters: ListWatchOptions = {},
 ): ListerWatcher<T> {
-  const withFilters = (opts: ListOptions, signal?: AbortSignal) => {
+  return filteredListWatch(client, type, filters);
+}
+
+/** A ListerWatcher of `type` with `filters` and, if set, these Accept headers. */
+function filteredListWatch<T extends KubeObject>(
+  client: ResourceClient,
+  type: ResourceType<KubeObject>,
+  filters: ListWatchOptions,
+  accept?: { list: string; watch: string },
+): ListerWatcher<T> {
+  const withFilters = (
+    opts: ListOptions,
+    signal: AbortSignal | undefined,
+    accept: string | undefined,
+  ) => {
     const merged: ResourceRequestOptions = { ...opts, signal };
     if (filters.namespace) merged.namespace = filters.namespace;
     if (filters.labelSelector) merged.labelSelector = filters.labelSelector;
     if (filters.fieldSelector) merged.fieldSelector = filters.fieldSelector;
+    if (accept) merged.accept = accept;
     return merged;
   };
   const selectors = [filters.labelSelector, filters.fieldSelector].filter(
     Boolean,
   );
-  return {
-    description: `${type.resource}${type.group ? `.${type.group}` : ""}${
-      filters.namespace ? ` in ${filters.namespace}` : ""
-    }${selectors.length > 0 ? ` (${selectors.join(", ")})` : ""}`,
-    expectedType: {
+  const meta = accept !== undefined;
+  const description = `${type.resource}${type.group ? `.${type.group}` : ""}${
+    filters.namespace ? ` in ${filters.namespace}` : ""
+  }${selectors.length > 0 ? ` (${selectors.join(", ")})` : ""}${
+    meta ? " (metadata)" : ""
+  }`;
+  // What the Reflector accepts: a metadata-only answer is made of
+  // PartialObjectMetadata, whatever the type.
+  const expectedType = meta
+    ? { apiVersion: "meta.k8s.io/v1", kind: "PartialObjectMetadata" }
+    : {
       apiVersion: type.group ? `${type.group}/${type.version}` : type.version,
       kind: type.kind,
-    },
-    list: (opts, signal) => client.list(type, withFilters(opts, signal)),
-    watch: (opts, signal) => client.watch(type, withFilters(opts, signal)),
+    };
+  // The client reads only the type's path; with an Accept header the
+  // answer's shape is the header's, hence the cast.
+  const t = type as ResourceType<T>;
+  return {
+    description,
+    expectedType,
+    list: (opts, signal) =>
+      client.list(t, withFilters(opts, signal, accept?.list)),
+    watch: (opts, signal) =>
+      client.watch(t, withFilters(opts, signal, accept?.watch)),
   };
+}
+
+/** `Accept` of a metadata-only list (client-go's metadata client asks the same). */
+export const METADATA_LIST_ACCEPT =
+  "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1";
+/** `Accept` of a metadata-only watch: each event's object is a PartialObjectMetadata. */
+export const METADATA_WATCH_ACCEPT =
+  "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1";
+
+/**
+ * Make a {@link ListerWatcher} of the metadata of one resource type: the
+ * same requests as {@link listWatch}, but the server answers with
+ * {@link PartialObjectMetadata} objects (only kind, apiVersion and
+ * `metadata`; lists with `Accept:` {@link METADATA_LIST_ACCEPT}, watches
+ * with {@link METADATA_WATCH_ACCEPT}). An informer over it caches a fraction
+ * of the bytes of full objects (client-go `metadatainformer`,
+ * `NewFilteredMetadataInformer`; kube-rs `metadata_watcher`): use it when
+ * handlers need names, labels, annotations or owners only. Combine it with
+ * the `stripManagedFields` transform to drop managedFields as well.
+ *
+ * @typeParam T the full object type (only its resource path is used)
+ * @param client lists and watches (a `KubeClient`, or any {@link ResourceClient}
+ *   that honours `accept`)
+ * @param type the resource type whose metadata to list and watch
+ * @param filters namespace and selectors of every list and watch
+ * @returns a lister-watcher of {@link PartialObjectMetadata}
+ *
+ * @example Cache only the metadata of pods
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import {
+ *   KubeClient,
+ *   KubeConfig,
+ *   metadataListWatch,
+ *   newSharedIndexInformer,
+ *   Pods,
+ * } from "@kubecache/core";
+ *
+ * // A stand-in apiserver answering metadata-only requests.
+ * const item = {
+ *   kind: "PartialObjectMetadata",
+ *   apiVersion: "meta.k8s.io/v1",
+ *   metadata: { name: "web-1", namespace: "default", resourceVersion: "5" },
+ * };
+ * const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, (req) => {
+ *   assert.match(req.headers.get("accept")!, /as=PartialObjectMetadata/);
+ *   if (new URL(req.url).searchParams.has("watch")) return new Response(new ReadableStream());
+ *   return Response.json({
+ *     kind: "PartialObjectMetadataList",
+ *     apiVersion: "meta.k8s.io/v1",
+ *     metadata: { resourceVersion: "5" },
+ *     items: [item],
+ *   });
+ * });
+ * await using client = new KubeClient(
+ *   KubeConfig.fromOptions({ server: `http://127.0.0.1:${server.addr.port}` }),
+ * );
+ * const informer = newSharedIndexInformer(metadataListWatch(client, Pods));
+ * const added = Promise.withResolvers<string>();
+ * informer.addEventHandler({ onAdd: (m) => added.resolve(m.kind) });
+ * const stop = new AbortController();
+ * const running = informer.run(stop.signal);
+ * assert.equal(await added.promise, "PartialObjectMetadata");
+ * assert.deepEqual(informer.getStore().listKeys(), ["default/web-1"]);
+ * stop.abort();
+ * await running;
+ * await server.shutdown();
+ * ```
+ */
+export function metadataListWatch<T extends KubeObject>(
+  client: ResourceClient,
+  type: ResourceType<T>,
+  filters: ListWatchOptions = {},
+): ListerWatcher<PartialObjectMetadata> {
+  return filteredListWatch(client, type, filters, {
+    list: METADATA_LIST_ACCEPT,
+    watch: METADATA_WATCH_ACCEPT,
+  });
 }

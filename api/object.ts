@@ -87,6 +87,32 @@ export interface KubeObject {
 }
 
 /**
+ * An object's metadata alone, as the apiserver sends it for a metadata-only
+ * list or watch (apimachinery `metav1.PartialObjectMetadata`, what
+ * client-go's metadata informers cache): kind, apiVersion and the full
+ * `metadata` (labels, annotations, owner references, managedFields...),
+ * no spec or status. See `metadataListWatch`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import type { PartialObjectMetadata } from "@kubecache/core";
+ * const meta: PartialObjectMetadata = {
+ *   apiVersion: "meta.k8s.io/v1",
+ *   kind: "PartialObjectMetadata",
+ *   metadata: { name: "web-1", namespace: "default", labels: { app: "web" } },
+ * };
+ * assert.equal(meta.metadata.labels?.app, "web");
+ * ```
+ */
+export interface PartialObjectMetadata extends KubeObject {
+  /** Always `"meta.k8s.io/v1"`. */
+  apiVersion: "meta.k8s.io/v1";
+  /** Always `"PartialObjectMetadata"`. */
+  kind: "PartialObjectMetadata";
+}
+
+/**
  * One cause of a {@link Status} failure (apimachinery `metav1.StatusCause`).
  */
 export interface StatusCause {

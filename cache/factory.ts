@@ -20,14 +20,18 @@ import { metaNamespaceIndexFunc, NAMESPACE_INDEX } from "./index.ts";
 import type { Indexers } from "./index.ts";
 import type { ListerWatcher, ListOptions } from "../api/listwatch.ts";
 import { type GenericLister, newGenericLister } from "./listers.ts";
-import type { KubeObject } from "../api/object.ts";
+import type { KubeObject, PartialObjectMetadata } from "../api/object.ts";
 import type { ErrorHandler } from "./event_handler.ts";
 import {
   newSharedIndexInformer,
   type SharedIndexInformer,
   waitForCacheSync,
 } from "./shared_informer.ts";
-import { listWatch, type ResourceClient } from "../api/listwatch.ts";
+import {
+  listWatch,
+  metadataListWatch,
+  type ResourceClient,
+} from "../api/listwatch.ts";
 import type { ResourceType } from "../api/resources.ts";
 
 /** Options of a {@link SharedInformerFactory}; each applies to every informer it makes. */
@@ -181,6 +185,57 @@ export class SharedInformerFactory implements AsyncDisposable {
   ): SharedIndexInformer<T> {
     checkResourceType("SharedInformerFactory.informerFor", "type", type);
     checkOptions("SharedInformerFactory.informerFor", "opts", opts);
+    return this.#informer(type, opts, false);
+  }
+
+  /**
+   * The shared metadata-only informer of `type` (made on first request):
+   * it lists and watches with {@link metadataListWatch} and caches
+   * {@link PartialObjectMetadata} objects (client-go
+   * `metadatainformer.SharedInformerFactory.ForResource`). Shared per type
+   * and options like {@link SharedInformerFactory.informerFor}, and apart
+   * from the full informer of the same type. The factory's `transform`
+   * applies (e.g. `stripManagedFields`).
+   *
+   * @typeParam T the full object type (only its resource path is used)
+   * @param type the resource type
+   * @param opts namespace and selectors (part of the identity), resync, indexers
+   * @returns the same informer for the same type and options
+   *
+   * @example Share one metadata-only informer of pods
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { KubeClient, KubeConfig, Pods, SharedInformerFactory } from "@kubecache/core";
+   *
+   * await using client = new KubeClient(KubeConfig.fromOptions({ server: "http://127.0.0.1:1" }));
+   * await using factory = new SharedInformerFactory(client);
+   * const a = factory.metadataInformerFor(Pods);
+   * assert.equal(factory.metadataInformerFor(Pods), a);
+   * assert.notEqual(factory.informerFor(Pods), a as unknown);
+   * ```
+   */
+  metadataInformerFor<T extends KubeObject>(
+    type: ResourceType<T>,
+    opts: InformerForOptions<PartialObjectMetadata> = {},
+  ): SharedIndexInformer<PartialObjectMetadata> {
+    checkResourceType(
+      "SharedInformerFactory.metadataInformerFor",
+      "type",
+      type,
+    );
+    checkOptions("SharedInformerFactory.metadataInformerFor", "opts", opts);
+    return this.#informer(
+      type as unknown as ResourceType<PartialObjectMetadata>,
+      opts,
+      true,
+    );
+  }
+
+  #informer<T extends KubeObject>(
+    type: ResourceType<T>,
+    opts: InformerForOptions<T>,
+    metadata: boolean,
+  ): SharedIndexInformer<T> {
     const namespace = opts.namespace ?? this.#opts.namespace ?? "";
     const key = JSON.stringify([
       type.group,
@@ -189,10 +244,11 @@ export class SharedInformerFactory implements AsyncDisposable {
       namespace,
       opts.labelSelector ?? "",
       opts.fieldSelector ?? "",
+      metadata,
     ]);
     let entry = this.#entries.get(key);
     if (!entry) {
-      const lw = this.#listerWatcher(type, { ...opts, namespace });
+      const lw = this.#listerWatcher(type, { ...opts, namespace }, metadata);
       const informer = newSharedIndexInformer<T>(
         lw,
         {
@@ -345,12 +401,18 @@ export class SharedInformerFactory implements AsyncDisposable {
   #listerWatcher<T extends KubeObject>(
     type: ResourceType<T>,
     opts: InformerForOptions<T>,
+    metadata: boolean,
   ): ListerWatcher<T> {
-    const lw = listWatch(this.#client, type, {
+    const filters = {
       namespace: type.namespaced ? opts.namespace : undefined,
       labelSelector: opts.labelSelector,
       fieldSelector: opts.fieldSelector,
-    });
+    };
+    const lw = metadata
+      ? metadataListWatch(this.#client, type, filters) as ListerWatcher<
+        KubeObject
+      > as ListerWatcher<T>
+      : listWatch(this.#client, type, filters);
     const tweak = this.#opts.tweakListOptions;
     if (!tweak) return lw;
     const tweaked = (o: ListOptions) => {

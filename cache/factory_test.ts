@@ -18,6 +18,7 @@ import {
   MUTATION_DETECTOR_ENV,
 } from "./mutation_detector.ts";
 import { IndexFunctionError } from "./thread_safe_store.ts";
+import { stripManagedFields } from "./transform.ts";
 import { NAMESPACE_INDEX } from "./index.ts";
 import type { ObjectList, WatchEvent } from "../api/listwatch.ts";
 import type { KubeObject } from "../api/object.ts";
@@ -139,6 +140,57 @@ Deno.test("SharedInformerFactory applies namespace, selectors and tweakListOptio
   assert.equal(nodes[0].opts.namespace, undefined); // cluster-scoped
   assert.equal(informer.hasSynced(), true);
   await factory.shutdown();
+});
+
+Deno.test("SharedInformerFactory.metadataInformerFor() shares one metadata informer per type and options, apart from informerFor", () => {
+  const factory = new SharedInformerFactory(new FakeClient());
+  const meta = factory.metadataInformerFor(Pods);
+  assert.equal(factory.metadataInformerFor(Pods), meta);
+  assert.equal(factory.metadataInformerFor({ ...Pods }), meta);
+  assert.notEqual(factory.informerFor(Pods) as unknown, meta);
+  assert.notEqual(factory.metadataInformerFor(ConfigMaps) as unknown, meta);
+  const web = factory.metadataInformerFor(Pods, { labelSelector: "app=web" });
+  assert.notEqual(web, meta);
+  assert.equal(
+    factory.metadataInformerFor(Pods, { labelSelector: "app=web" }),
+    web,
+  );
+});
+
+Deno.test("SharedInformerFactory.metadataInformerFor() lists and watches metadata-only, with the factory's filters and transform", async () => {
+  const client = new FakeClient();
+  const pm = (name: string) => ({
+    kind: "PartialObjectMetadata",
+    apiVersion: "meta.k8s.io/v1",
+    metadata: { namespace: "team", name, managedFields: [{ manager: "m" }] },
+  });
+  client.source(Pods).add(pm("p1"));
+  const clock = new FakeClock();
+  await using factory = new SharedInformerFactory(client, {
+    clock,
+    namespace: "team",
+    transform: stripManagedFields,
+  });
+  const meta = factory.metadataInformerFor(Pods, { labelSelector: "a=b" });
+  const ac = new AbortController();
+  factory.start(ac.signal);
+  while (!meta.hasSynced()) await clock.step(100);
+  const cached = meta.getStore().getByKey("team/p1");
+  assert.equal(cached?.kind, "PartialObjectMetadata");
+  assert.equal("managedFields" in cached!.metadata, false);
+  assert.deepEqual(
+    factory.lister(Pods).list().length,
+    0,
+    "the full informer is another informer",
+  );
+  const calls = client.calls.filter((c) => c.op === "list" || c.op === "watch");
+  assert.ok(calls.length >= 2);
+  for (const c of calls) {
+    assert.match(c.opts.accept ?? "", /;as=PartialObjectMetadata(List)?;/);
+    assert.equal(c.opts.namespace, "team");
+    assert.equal(c.opts.labelSelector, "a=b");
+  }
+  ac.abort();
 });
 
 Deno.test("SharedInformerFactory.shutdown() stops every informer, waits, and is idempotent", async () => {

@@ -30,3 +30,4 @@ export * from "./event_handler.ts";
 export * from "./controller.ts";
 export * from "./shared_informer.ts";
 export * from "./factory.ts";
+export * from "./transform.ts";

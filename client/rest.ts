@@ -119,6 +119,8 @@ export interface RawRequestOptions extends CallOptions {
   body?: unknown;
   /** Content type of the body. Default `application/json`. */
   contentType?: string;
+  /** `Accept` header. Default `application/json`. */
+  accept?: string;
 }
 
 /**
@@ -626,7 +628,7 @@ export class KubeClient implements ResourceClient, AsyncDisposable {
       const creds = await this.#auth.credentials(ctrl.signal);
       ctrl.signal.throwIfAborted();
       const headers = new Headers({
-        Accept: "application/json",
+        Accept: opts.accept ?? "application/json",
         "User-Agent": this.#userAgent,
       });
       if (creds.authorization) {

@@ -4,7 +4,8 @@
  * rate of watch events delivered to a no-op handler. Prints one JSON line.
  *
  * Usage: deno run -A --v8-flags=--expose-gc bench/compare/_client.ts
- *          --impl raw|kubecache|kubecache-transform|kubecache-watchlist|client-node
+ *          --impl raw|kubecache|kubecache-strip|kubecache-delete|kubecache-watchlist|
+ *                 kubecache-metadata|kubecache-metadata-strip|client-node
  *          --url URL --control URL --pods N --events E
  *
  * @module
@@ -12,9 +13,10 @@
 
 import { KubeClient } from "../../client/rest.ts";
 import { KubeConfig } from "../../client/config.ts";
-import { listWatch } from "../../api/listwatch.ts";
+import { listWatch, metadataListWatch } from "../../api/listwatch.ts";
 import { Pods } from "../../api/resources.ts";
 import { newSharedIndexInformer } from "../../cache/shared_informer.ts";
+import { stripManagedFields } from "../../cache/transform.ts";
 import type { KubeObject } from "../../api/object.ts";
 import process from "node:process";
 
@@ -108,25 +110,41 @@ function raw(listInto: ListInto): Impl {
   };
 }
 
+/** How a kubecache variant changes objects before caching them. */
+type Transform = "none" | "strip" | "delete";
+
+const TRANSFORMS: Record<
+  Transform,
+  ((obj: KubeObject) => KubeObject) | undefined
+> = {
+  none: undefined,
+  // The ready transform: rebuilds metadata without managedFields.
+  strip: stripManagedFields,
+  // What the README used to suggest: `delete` leaves a dictionary-mode
+  // metadata object behind (kept here to measure why not).
+  delete: (obj) => {
+    delete obj.metadata.managedFields;
+    return obj;
+  },
+};
+
 /**
  * kubecache: a SharedIndexInformer over KubeClient with its defaults,
  * optionally with a transform dropping managedFields or with watch-list.
  */
 function kubecache(
-  opts: { transform?: boolean; watchList?: boolean } = {},
+  opts: { transform?: Transform; watchList?: boolean; metadata?: boolean } = {},
 ): Impl {
-  const { transform = false, watchList = false } = opts;
+  const { transform = "none", watchList = false, metadata = false } = opts;
   return (url, h, signal) => {
     // Default settings: the 30 s timeout bounds each silence, not the list.
     const client = new KubeClient(KubeConfig.fromOptions({ server: url }));
-    const informer = newSharedIndexInformer(listWatch(client, Pods), {
+    const lw = metadata
+      ? metadataListWatch(client, Pods)
+      : listWatch(client, Pods);
+    const informer = newSharedIndexInformer<KubeObject>(lw, {
       useWatchList: watchList,
-      transform: transform
-        ? (obj: KubeObject) => {
-          delete obj.metadata.managedFields;
-          return obj;
-        }
-        : undefined,
+      transform: TRANSFORMS[transform],
     });
     informer.addEventHandler({
       onAdd: () => h.add(),
@@ -178,8 +196,11 @@ const clientNode: Impl = async (url, h) => {
 const IMPLS: Record<string, Impl> = {
   raw: raw(listPages),
   kubecache: kubecache(),
-  "kubecache-transform": kubecache({ transform: true }),
+  "kubecache-strip": kubecache({ transform: "strip" }),
+  "kubecache-delete": kubecache({ transform: "delete" }),
   "kubecache-watchlist": kubecache({ watchList: true }),
+  "kubecache-metadata": kubecache({ metadata: true }),
+  "kubecache-metadata-strip": kubecache({ metadata: true, transform: "strip" }),
   "client-node": clientNode,
 };
 

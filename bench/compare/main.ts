@@ -1,22 +1,18 @@
 /**
- * Side-by-side comparison: the same FakeApiServer workload served to
- * kubecache's informer, to @kubernetes/client-node's makeInformer and to a
- * raw baseline (fetch pages, JSON.parse, Map.set; split the watch stream,
- * JSON.parse, Map.set). Each client runs in its own process against a
- * server process, one at a time, so heap figures are each client's own.
+ * Side-by-side comparison: the same pods served by a bench server process
+ * (`_server.ts`) to kubecache's informer, to @kubernetes/client-node's
+ * makeInformer and to a raw baseline (fetch pages, JSON.parse, Map.set;
+ * split the watch stream, JSON.parse, Map.set). Each client runs in its
+ * own process, one at a time, so heap figures are each client's own.
  *
- * Usage: deno task bench:compare [--sizes 10000,50000,100000]
- *          [--huge 300000] [--events 20000] [--rounds 1]
- *          [--impls raw,kubecache,kubecache-transform,kubecache-watchlist,client-node]
- *
- * Prints a Markdown table: initial sync time (wall clock and CPU time of
- * the client process), heap bytes per object after a forced GC, watch
- * events/s to a no-op handler (per wall-clock second and per CPU second);
- * ratios to the raw baseline use CPU time, which a busy machine disturbs
- * far less than wall time. `--huge N` adds one N-pod run of kubecache and the
- * baseline (client-node is known to fail well before 300k pods). A second
- * table gives watch throughput without HTTP (`_watch_inproc.ts`): the
- * HTTP figures are bounded by the FakeApiServer's writes.
+ * Run with `--help` for the options. Prints a Markdown table: initial sync
+ * time (wall clock and CPU time of the client process), heap bytes per
+ * object after a forced GC, watch events/s to a no-op handler (per
+ * wall-clock second and per CPU second); ratios to the raw baseline use CPU
+ * time, which a busy machine disturbs far less than wall time. `--huge N`
+ * adds one N-pod run without client-node (known to fail well before 300k
+ * pods). A second table gives watch throughput without HTTP
+ * (`_watch_inproc.ts`).
  *
  * With `--rounds N` every implementation runs N times per size, in a
  * rotating order; the table shows medians, and each "vs raw" figure is the
@@ -25,6 +21,37 @@
  *
  * @module
  */
+
+const USAGE = `Usage: deno task bench:compare [options]
+
+Serves N realistic pods (~4.5 KB of JSON each) from a bench server process
+and syncs + watches them with each implementation, one client process at a
+time; prints Markdown tables (medians, paired "vs raw" ratios).
+
+Options:
+  --sizes A,B,...      pod counts (default 10000,50000,100000)
+  --huge N             one more size, without client-node (default 300000; 0 = none)
+  --events E           MODIFIED events per watch measurement (default 20000)
+  --rounds N           runs per implementation and size, rotating order (default 1)
+  --first-list M,...   how the server answers the informer's first list
+                       (resourceVersion "0" with a limit): unpaged (in one
+                       piece, as the apiserver's watch cache does) and/or
+                       paged (pages of the limit, as the apiserver does for
+                       resourceVersion ""); default unpaged,paged
+  --impls I,...        default raw,kubecache,kubecache-strip,kubecache-delete,client-node
+                       also: kubecache-watchlist, kubecache-metadata,
+                       kubecache-metadata-strip
+  --client-heap MB     --max-old-space-size of the client processes, or
+                       "default" for V8's default (default 16384)
+  --timeout MS         per client process (default 600000)
+  --no-inproc          skip the watch-without-HTTP table
+  --help               print this and exit
+`;
+
+if (Deno.args.includes("--help") || Deno.args.includes("-h")) {
+  console.log(USAGE);
+  Deno.exit(0);
+}
 
 interface Result {
   impl: string;
@@ -38,6 +65,24 @@ interface Result {
   error?: string;
 }
 
+const KNOWN_FLAGS = new Set([
+  "--sizes",
+  "--huge",
+  "--events",
+  "--rounds",
+  "--first-list",
+  "--impls",
+  "--client-heap",
+  "--timeout",
+  "--no-inproc",
+]);
+for (const a of Deno.args) {
+  if (a.startsWith("--") && !KNOWN_FLAGS.has(a)) {
+    console.error(`Unknown option ${a}\n\n${USAGE}`);
+    Deno.exit(2);
+  }
+}
+
 function option(name: string, fallback: string): string {
   const i = Deno.args.indexOf(name);
   return i >= 0 ? Deno.args[i + 1] : fallback;
@@ -49,17 +94,33 @@ const huge = Number(option("--huge", "300000"));
 const events = Number(option("--events", "20000"));
 const impls = option(
   "--impls",
-  "raw,kubecache,kubecache-transform,kubecache-watchlist,client-node",
+  "raw,kubecache,kubecache-strip,kubecache-delete,client-node",
 ).split(",");
 const timeoutMs = Number(option("--timeout", "600000"));
 const rounds = Number(option("--rounds", "1"));
 if (!Number.isInteger(rounds) || rounds < 1) {
   throw new RangeError(`--rounds must be a whole number >= 1: got ${rounds}`);
 }
+const firstLists = option("--first-list", "unpaged,paged").split(",");
+for (const m of firstLists) {
+  if (m !== "unpaged" && m !== "paged") {
+    throw new RangeError(`--first-list takes unpaged and/or paged: got ${m}`);
+  }
+}
+const clientHeap = option("--client-heap", "16384");
 const HEAP = "--max-old-space-size=16384";
+const CLIENT_FLAGS = clientHeap === "default"
+  ? "--expose-gc"
+  : `--expose-gc,--max-old-space-size=${clientHeap}`;
+// The server holds only the encodings some implementation asks for.
+const serve = [
+  ...(impls.some((i) => !i.includes("metadata")) ? ["full"] : []),
+  ...(impls.some((i) => i.includes("metadata")) ? ["metadata"] : []),
+].join(",");
 
 async function withServer<T>(
   pods: number,
+  firstList: string,
   fn: (url: string, control: string) => Promise<T>,
 ): Promise<T> {
   const child = new Deno.Command(Deno.execPath(), {
@@ -71,8 +132,10 @@ async function withServer<T>(
       new URL("_server.ts", here).pathname,
       "--pods",
       String(pods),
-      "--history",
-      String(events * 2),
+      "--first-list",
+      firstList,
+      "--serve",
+      serve,
     ],
     stdin: "piped",
     stdout: "piped",
@@ -106,7 +169,7 @@ async function runClient(
       "run",
       "--no-lock",
       "-A",
-      `--v8-flags=--expose-gc,${HEAP}`,
+      `--v8-flags=${CLIENT_FLAGS}`,
       new URL("_client.ts", here).pathname,
       "--impl",
       impl,
@@ -149,6 +212,7 @@ type Metric =
 /** One implementation at one size: a result per round (same index = same round). */
 interface Row {
   pods: number;
+  firstList: string;
   impl: string;
   runs: Result[];
 }
@@ -171,15 +235,17 @@ function pairedRatio(row: Row, base: Row | undefined, m: Metric): string {
 
 function table(rows: Row[]): string {
   const lines = [
-    "| pods | implementation | initial sync | sync CPU | CPU vs raw | heap bytes/object | heap vs raw | watch events/s | events per CPU-s | events/CPU-s vs raw |",
-    "| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    "| pods | first list | implementation | initial sync | sync CPU | CPU vs raw | heap bytes/object | heap vs raw | watch events/s | events per CPU-s | events/CPU-s vs raw |",
+    "| ---: | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
   ];
   for (const row of rows) {
-    const base = rows.find((b) => b.impl === "raw" && b.pods === row.pods);
+    const base = rows.find((b) =>
+      b.impl === "raw" && b.pods === row.pods && b.firstList === row.firstList
+    );
     const failed = row.runs.find((r) => r.error);
     if (failed) {
       lines.push(
-        `| ${row.pods} | ${row.impl} | failed: ${
+        `| ${row.pods} | ${row.firstList} | ${row.impl} | failed: ${
           failed.error!.replaceAll("|", "/")
         } | | | | | | | |`,
       );
@@ -187,7 +253,7 @@ function table(rows: Row[]): string {
     }
     const m = (k: Metric) => medianOf(row.runs, k);
     lines.push(
-      `| ${row.pods} | ${row.impl} | ${m("syncMs")} ms | ${
+      `| ${row.pods} | ${row.firstList} | ${row.impl} | ${m("syncMs")} ms | ${
         m("syncCpuMs")
       } ms | ${pairedRatio(row, base, "syncCpuMs")} | ${
         m("bytesPerObject")
@@ -206,20 +272,31 @@ const runs: [number, string[]][] = sizes.map((n) => [n, impls]);
 if (huge > 0) {
   runs.push([huge, impls.filter((i) => i !== "client-node")]);
 }
-for (const [pods, which] of runs) {
-  const sized = which.map((impl) => ({ pods, impl, runs: [] as Result[] }));
-  rows.push(...sized);
-  await withServer(pods, async (url, control) => {
-    for (let round = 0; round < rounds; round++) {
-      // Rotate the order so no implementation always runs first or last.
-      for (let i = 0; i < sized.length; i++) {
-        const row = sized[(i + round) % sized.length];
-        const r = await runClient(row.impl, pods, url, control);
-        console.error(JSON.stringify({ round, ...r }));
-        row.runs[round] = r;
+for (const [pods, all] of runs) {
+  for (const firstList of firstLists) {
+    // client-node lists without a limit: the mode does not change its run.
+    const which = firstList === "paged"
+      ? all.filter((i) => i !== "client-node")
+      : all;
+    const sized: Row[] = which.map((impl) => ({
+      pods,
+      firstList,
+      impl,
+      runs: [],
+    }));
+    rows.push(...sized);
+    await withServer(pods, firstList, async (url, control) => {
+      for (let round = 0; round < rounds; round++) {
+        // Rotate the order so no implementation always runs first or last.
+        for (let i = 0; i < sized.length; i++) {
+          const row = sized[(i + round) % sized.length];
+          const r = await runClient(row.impl, pods, url, control);
+          console.error(JSON.stringify({ round, firstList, ...r }));
+          row.runs[round] = r;
+        }
       }
-    }
-  });
+    });
+  }
 }
 /** Watch without HTTP: raw, the decoder alone and kubecache, alternating in one process. */
 async function inproc(): Promise<InprocResult> {
@@ -253,22 +330,24 @@ interface InprocResult {
 }
 
 const inprocRounds = Math.max(9, rounds * 3);
-const watch = await inproc();
+const watch = Deno.args.includes("--no-inproc") ? undefined : await inproc();
 console.log(
   `\n${events} watch events per run, ${rounds} round(s); Deno ${Deno.version.deno}, ${navigator.hardwareConcurrency} cores\n`,
 );
 console.log(table(rows));
-console.log(`
+if (watch) {
+  console.log(`
 Watch decode and dispatch without HTTP (${
-  events * 2
-} MODIFIED events, 64 KiB chunks; ${inprocRounds} alternating rounds in one process, medians; "vs raw" is the median of per-round ratios):
+    events * 2
+  } MODIFIED events, 64 KiB chunks; ${inprocRounds} alternating rounds in one process, medians; "vs raw" is the median of per-round ratios):
 
 | implementation | events/s | vs raw |
 | --- | ---: | ---: |
 | raw | ${watch.raw.eventsPerSec} | 1.00× |
 | decodeWatch alone | ${watch.decode.eventsPerSec} | ${
-  watch.ratios.decode.toFixed(2)
-}× |
+    watch.ratios.decode.toFixed(2)
+  }× |
 | kubecache | ${watch.kubecache.eventsPerSec} | ${
-  watch.ratios.kubecache.toFixed(2)
-}× |`);
+    watch.ratios.kubecache.toFixed(2)
+  }× |`);
+}

@@ -1,0 +1,158 @@
+import assert from "node:assert/strict";
+import {
+  listWatch,
+  METADATA_LIST_ACCEPT,
+  METADATA_WATCH_ACCEPT,
+  metadataListWatch,
+  type ObjectList,
+  type ResourceClient,
+  type ResourceRequestOptions,
+  type WatchEvent,
+} from "./listwatch.ts";
+import { KubeClient } from "../client/rest.ts";
+import { KubeConfig } from "../client/config.ts";
+import { Pods } from "./resources.ts";
+import type { KubeObject, PartialObjectMetadata } from "./object.ts";
+import { newSharedIndexInformer } from "../cache/shared_informer.ts";
+
+/** A ResourceClient that records each call's options and answers from a script. */
+function recordingClient(
+  list: ObjectList<KubeObject>,
+  events: WatchEvent<KubeObject>[] = [],
+) {
+  const calls: { verb: string; opts: ResourceRequestOptions }[] = [];
+  const client: ResourceClient = {
+    list: <T extends KubeObject>(
+      _t: unknown,
+      opts: ResourceRequestOptions = {},
+    ) => {
+      calls.push({ verb: "list", opts });
+      return Promise.resolve(list as ObjectList<T>);
+    },
+    watch: <T extends KubeObject>(
+      _t: unknown,
+      opts: ResourceRequestOptions = {},
+    ) => {
+      calls.push({ verb: "watch", opts });
+      const signal = opts.signal;
+      return Promise.resolve((async function* () {
+        yield* events as WatchEvent<T>[];
+        // Then stay open until stopped, as a quiet watch does.
+        if (signal && !signal.aborted) {
+          await new Promise((r) =>
+            signal.addEventListener("abort", r, { once: true })
+          );
+        }
+      })());
+    },
+  };
+  return { client, calls };
+}
+
+function meta(name: string, rv: string, labels = {}): PartialObjectMetadata {
+  return {
+    kind: "PartialObjectMetadata",
+    apiVersion: "meta.k8s.io/v1",
+    metadata: { name, namespace: "default", resourceVersion: rv, labels },
+  };
+}
+
+Deno.test("metadataListWatch() lists and watches with the PartialObjectMetadata Accept headers and the filters", async () => {
+  const { client, calls } = recordingClient({ metadata: {}, items: [] });
+  const lw = metadataListWatch(client, Pods, {
+    namespace: "team",
+    labelSelector: "app=web",
+  });
+  await lw.list({ limit: 500 });
+  const ac = new AbortController();
+  const events = await lw.watch({ resourceVersion: "5" }, ac.signal);
+  ac.abort();
+  for await (const _ of events) { /* ends on abort */ }
+  assert.deepEqual(calls.map((c) => [c.verb, c.opts.accept]), [
+    ["list", METADATA_LIST_ACCEPT],
+    ["watch", METADATA_WATCH_ACCEPT],
+  ]);
+  assert.equal(
+    METADATA_LIST_ACCEPT,
+    "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1",
+  );
+  assert.equal(
+    METADATA_WATCH_ACCEPT,
+    "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1",
+  );
+  for (const { opts } of calls) {
+    assert.equal(opts.namespace, "team");
+    assert.equal(opts.labelSelector, "app=web");
+  }
+  assert.equal(calls[0].opts.limit, 500);
+  assert.equal(calls[1].opts.resourceVersion, "5");
+});
+
+Deno.test("listWatch() sends no Accept override", async () => {
+  const { client, calls } = recordingClient({ metadata: {}, items: [] });
+  await listWatch(client, Pods).list({});
+  assert.equal(calls[0].opts.accept, undefined);
+});
+
+Deno.test("KubeClient.list() and watch() send the accept option as the Accept header", async () => {
+  const seen: string[] = [];
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    (req) => {
+      seen.push(req.headers.get("accept") ?? "");
+      if (new URL(req.url).searchParams.has("watch")) {
+        return new Response("");
+      }
+      return Response.json({ metadata: {}, items: [] });
+    },
+  );
+  try {
+    await using client = new KubeClient(
+      KubeConfig.fromOptions({
+        server: `http://127.0.0.1:${server.addr.port}`,
+      }),
+    );
+    const lw = metadataListWatch(client, Pods);
+    await lw.list({});
+    for await (const _ of await lw.watch({})) { /* empty stream */ }
+    await client.list(Pods);
+    assert.deepEqual(seen, [
+      METADATA_LIST_ACCEPT,
+      METADATA_WATCH_ACCEPT,
+      "application/json",
+    ]);
+  } finally {
+    await server.shutdown();
+  }
+});
+
+Deno.test("an informer over metadataListWatch() caches PartialObjectMetadata and tells handlers of changes", async () => {
+  const { client } = recordingClient(
+    {
+      kind: "PartialObjectMetadataList",
+      apiVersion: "meta.k8s.io/v1",
+      metadata: { resourceVersion: "2" },
+      items: [meta("a", "1", { app: "web" }), meta("b", "2")],
+    },
+    [{ type: "MODIFIED", object: meta("b", "3", { app: "web" }) }],
+  );
+  const informer = newSharedIndexInformer(metadataListWatch(client, Pods), {
+    indexers: {
+      app: (o) => o.metadata.labels?.app ? [o.metadata.labels.app] : [],
+    },
+  });
+  const updated = Promise.withResolvers<PartialObjectMetadata>();
+  informer.addEventHandler({ onUpdate: (_old, obj) => updated.resolve(obj) });
+  const stop = new AbortController();
+  const running = informer.run(stop.signal);
+  const obj = await updated.promise;
+  assert.equal(obj.kind, "PartialObjectMetadata");
+  assert.equal(obj.metadata.resourceVersion, "3");
+  assert.deepEqual(
+    informer.getIndexer().byIndex("app", "web").map((o) => o.metadata.name)
+      .sort(),
+    ["a", "b"],
+  );
+  stop.abort();
+  await running;
+});
