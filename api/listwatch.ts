@@ -124,6 +124,11 @@ export interface ResourceRequestOptions extends ListOptions {
    * {@link metadataListWatch}).
    */
   accept?: string;
+  /**
+   * Of a list: applied to each item as it is decoded, before the whole
+   * list is held (see {@link ListWatchOptions.transform}).
+   */
+  mapItem?: (item: KubeObject) => KubeObject;
 }
 
 /**
@@ -151,6 +156,17 @@ export interface ListWatchOptions {
   labelSelector?: string;
   /** Field selector, e.g. `"spec.nodeName=node-1"`. */
   fieldSelector?: string;
+  /**
+   * Applied to every listed item as it is decoded and to every watched
+   * object, e.g. `stripManagedFields`. An informer's own `transform` runs
+   * only once a whole list has been received (the Reflector hands complete
+   * lists to the DeltaFIFO, as client-go's does), so for a large list the
+   * untransformed objects all sit in memory at once; here each item is
+   * transformed before the next is decoded, which keeps the peak near the
+   * transformed size. Set it here instead of on the informer (the informer
+   * would apply it a second time).
+   */
+  transform?: (obj: KubeObject) => KubeObject;
 }
 
 /**
@@ -226,14 +242,40 @@ function filteredListWatch<T extends KubeObject>(
   // The client reads only the type's path; with an Accept header the
   // answer's shape is the header's, hence the cast.
   const t = type as ResourceType<T>;
+  const transform = filters.transform as ((obj: T) => T) | undefined;
+  if (!transform) {
+    return {
+      list: (opts, signal) =>
+        client.list(t, withFilters(opts, signal, accept?.list)),
+      watch: (opts, signal) =>
+        client.watch(t, withFilters(opts, signal, accept?.watch)),
+    };
+  }
   return {
     description,
     expectedType,
     list: (opts, signal) =>
-      client.list(t, withFilters(opts, signal, accept?.list)),
-    watch: (opts, signal) =>
-      client.watch(t, withFilters(opts, signal, accept?.watch)),
+      client.list(t, {
+        ...withFilters(opts, signal, accept?.list),
+        mapItem: filters.transform,
+      }),
+    watch: async (opts, signal) =>
+      transformEvents(
+        await client.watch(t, withFilters(opts, signal, accept?.watch)),
+        transform,
+      ),
   };
+}
+
+/** The events of `events`, with `transform` applied to each object (not to a BOOKMARK or ERROR). */
+async function* transformEvents<T extends KubeObject>(
+  events: AsyncIterable<WatchEvent<T>>,
+  transform: (obj: T) => T,
+): AsyncGenerator<WatchEvent<T>> {
+  for await (const ev of events) {
+    if (ev.type === "ERROR" || ev.type === "BOOKMARK") yield ev;
+    else yield { type: ev.type, object: transform(ev.object) };
+  }
 }
 
 /** `Accept` of a metadata-only list (client-go's metadata client asks the same). */

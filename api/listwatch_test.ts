@@ -14,6 +14,7 @@ import { KubeConfig } from "../client/config.ts";
 import { Pods } from "./resources.ts";
 import type { KubeObject, PartialObjectMetadata } from "./object.ts";
 import { newSharedIndexInformer } from "../cache/shared_informer.ts";
+import { stripManagedFields } from "../cache/transform.ts";
 
 /** A ResourceClient that records each call's options and answers from a script. */
 function recordingClient(
@@ -155,4 +156,70 @@ Deno.test("an informer over metadataListWatch() caches PartialObjectMetadata and
   );
   stop.abort();
   await running;
+});
+
+Deno.test("listWatch() with a transform passes it to the client as mapItem and applies it to watched objects, not to bookmarks", async () => {
+  const strip = (o: KubeObject): KubeObject => ({
+    ...o,
+    metadata: {
+      name: o.metadata.name,
+      resourceVersion: o.metadata.resourceVersion,
+    },
+  });
+  const bookmark = {
+    type: "BOOKMARK" as const,
+    object: { metadata: { resourceVersion: "9", annotations: { a: "b" } } },
+  };
+  const { client, calls } = recordingClient({ metadata: {}, items: [] }, [
+    { type: "MODIFIED", object: meta("a", "8", { app: "web" }) },
+    bookmark,
+  ]);
+  const lw = metadataListWatch(client, Pods, { transform: strip });
+  await lw.list({});
+  assert.equal(calls[0].opts.mapItem, strip);
+  const ac = new AbortController();
+  const got: WatchEvent<KubeObject>[] = [];
+  for await (const ev of await lw.watch({}, ac.signal)) {
+    got.push(ev);
+    if (got.length === 2) ac.abort();
+  }
+  assert.deepEqual(got[0], {
+    type: "MODIFIED",
+    object: {
+      kind: "PartialObjectMetadata",
+      apiVersion: "meta.k8s.io/v1",
+      metadata: { name: "a", resourceVersion: "8" },
+    },
+  });
+  assert.equal(got[1], bookmark);
+  assert.equal(calls[1].opts.mapItem, undefined);
+});
+
+Deno.test("KubeClient.list() applies mapItem to every item it decodes", async () => {
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    () =>
+      Response.json({
+        metadata: { resourceVersion: "3" },
+        items: [meta("a", "1"), meta("b", "2")].map((m) => ({
+          ...m,
+          metadata: { ...m.metadata, managedFields: [{ manager: "x" }] },
+        })),
+      }),
+  );
+  try {
+    await using client = new KubeClient(
+      KubeConfig.fromOptions({
+        server: `http://127.0.0.1:${server.addr.port}`,
+      }),
+    );
+    const lw = listWatch(client, Pods, { transform: stripManagedFields });
+    const list = await lw.list({});
+    assert.deepEqual(
+      list.items.map((o) => "managedFields" in o.metadata),
+      [false, false],
+    );
+  } finally {
+    await server.shutdown();
+  }
 });

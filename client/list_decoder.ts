@@ -78,6 +78,8 @@ export class ListDecoder {
   #keyEnd = -1;
   #colonAfterKey = false;
   #what: string;
+  /** Applied to each item as it is decoded (before the next is read). */
+  #map: ((item: unknown) => unknown) | undefined;
   /** The first item's bytes up to its first `:`, once known. */
   #prefix: Uint8Array | undefined;
   /** Whether cutting blocks without a scan is still allowed. */
@@ -92,10 +94,23 @@ export class ListDecoder {
    * @param what what is decoded, for error messages
    * @param opts `blockBytes`: bytes buffered per unscanned cut (default 1 MiB; 0 always scans)
    */
-  constructor(what = "the list", opts: { blockBytes?: number } = {}) {
+  constructor(
+    what = "the list",
+    opts: {
+      blockBytes?: number;
+      mapItem?: (item: unknown) => unknown;
+    } = {},
+  ) {
     this.#what = what;
+    this.#map = opts.mapItem;
     this.#blockSize = opts.blockBytes ?? 1024 * 1024;
     if (this.#blockSize <= 0) this.#guess = false;
+  }
+
+  #add(run: unknown[]): void {
+    const map = this.#map;
+    if (map) { for (const item of run) this.#items.push(map(item)); }
+    else for (const item of run) this.#items.push(item);
   }
 
   /** Items decoded so far. */
@@ -156,7 +171,7 @@ export class ListDecoder {
       this.#scanBlock();
       return;
     }
-    for (const item of run) this.#items.push(item);
+    this.#add(run);
     this.#between = Between.Comma;
     const rest = block[last].subarray(comma + 1);
     this.#block = [rest];
@@ -352,7 +367,7 @@ export class ListDecoder {
         { cause },
       );
     }
-    for (const item of run) this.#items.push(item);
+    this.#add(run);
   }
 
   /** Join the pieces of an item split across chunks and parse it. */
@@ -444,6 +459,11 @@ export interface ReadListOptions {
   onChunk?: () => void;
   /** Bodies up to this many bytes are parsed whole. Default {@link WHOLE_LIST_BYTES}. */
   wholeBelow?: number;
+  /**
+   * Applied to each item of the list's `items` as it is decoded, e.g. to
+   * drop fields before the whole list is held in memory.
+   */
+  mapItem?: (item: unknown) => unknown;
 }
 
 /**
@@ -459,7 +479,12 @@ export async function readList(
   body: ReadableStream<Uint8Array>,
   opts: ReadListOptions = {},
 ): Promise<unknown> {
-  const { what = "the list", onChunk, wholeBelow = WHOLE_LIST_BYTES } = opts;
+  const {
+    what = "the list",
+    onChunk,
+    wholeBelow = WHOLE_LIST_BYTES,
+    mapItem,
+  } = opts;
   let chunks: Uint8Array[] = [];
   let size = 0;
   let decoder: ListDecoder | undefined;
@@ -472,13 +497,18 @@ export async function readList(
     chunks.push(chunk);
     size += chunk.length;
     if (size > wholeBelow) {
-      decoder = new ListDecoder(what);
+      decoder = new ListDecoder(what, { mapItem });
       for (const c of chunks) decoder.push(c);
       chunks = [];
     }
   }
   if (decoder) return decoder.end();
-  return parseJson(concat(chunks, size), what);
+  const value = parseJson(concat(chunks, size), what);
+  const items = (value as { items?: unknown } | null)?.items;
+  if (mapItem && Array.isArray(items)) {
+    for (let i = 0; i < items.length; i++) items[i] = mapItem(items[i]);
+  }
+  return value;
 }
 
 /** Decode UTF-8 bytes and parse them as JSON. */

@@ -309,7 +309,12 @@ export class KubeClient implements ResourceClient, AsyncDisposable {
       "GET",
       path,
       { ...opts, query: listQuery(opts, false) },
-      (body, what, onChunk) => readList(body, { what, onChunk }),
+      (body, what, onChunk) =>
+        readList(body, {
+          what,
+          onChunk,
+          mapItem: opts.mapItem as ((item: unknown) => unknown) | undefined,
+        }),
     );
     return setTypeMeta(type, checkList(list as ObjectList<T>, path));
   }

@@ -139,12 +139,18 @@ function kubecache(
   return (url, h, signal) => {
     // Default settings: the 30 s timeout bounds each silence, not the list.
     const client = new KubeClient(KubeConfig.fromOptions({ server: url }));
+    // stripManagedFields goes on the ListerWatcher, which applies it to
+    // each item as it is decoded (an informer transform would see a whole
+    // untransformed list first); the delete transform stays on the
+    // informer, as the README once suggested it.
+    const fn = TRANSFORMS[transform];
+    const early = transform === "strip" ? { transform: fn } : {};
     const lw = metadata
-      ? metadataListWatch(client, Pods)
-      : listWatch(client, Pods);
+      ? metadataListWatch(client, Pods, early)
+      : listWatch(client, Pods, early);
     const informer = newSharedIndexInformer<KubeObject>(lw, {
       useWatchList: watchList,
-      transform: TRANSFORMS[transform],
+      transform: transform === "strip" ? undefined : fn,
     });
     informer.addEventHandler({
       onAdd: () => h.add(),
