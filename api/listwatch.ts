@@ -245,6 +245,8 @@ function filteredListWatch<T extends KubeObject>(
   const transform = filters.transform as ((obj: T) => T) | undefined;
   if (!transform) {
     return {
+      description,
+      expectedType,
       list: (opts, signal) =>
         client.list(t, withFilters(opts, signal, accept?.list)),
       watch: (opts, signal) =>

@@ -142,7 +142,9 @@ Deno.test("an informer over metadataListWatch() caches PartialObjectMetadata and
       app: (o) => o.metadata.labels?.app ? [o.metadata.labels.app] : [],
     },
   });
-  const updated = Promise.withResolvers<PartialObjectMetadata>();
+  const updated = Promise.withResolvers<
+    { kind?: string; metadata: { resourceVersion?: string } }
+  >();
   informer.addEventHandler({ onUpdate: (_old, obj) => updated.resolve(obj) });
   const stop = new AbortController();
   const running = informer.run(stop.signal);
