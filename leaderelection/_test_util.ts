@@ -190,6 +190,23 @@ export class Election implements AsyncDisposable {
     return this.clock.now() - start;
   }
 
+  /**
+   * Store the Lease as another holder left it: `holder` for 15 s,
+   * acquired and last renewed at `time` (a MicroTime), after `transitions`.
+   */
+  createLease(holder: string, time: string, transitions: number): Lease {
+    return this.server.create(Leases, {
+      metadata: { name: LEASE, namespace: NS },
+      spec: {
+        holderIdentity: holder,
+        leaseDurationSeconds: 15,
+        acquireTime: time,
+        renewTime: time,
+        leaseTransitions: transitions,
+      },
+    });
+  }
+
   /** The Lease as stored. */
   lease(): Lease | undefined {
     return this.server.list(Leases, NS).find((l) => l.metadata.name === LEASE);

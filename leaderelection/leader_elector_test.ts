@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { Leases } from "../api/resources.ts";
-import { Election, LEASE, microTimeMs, NS } from "./_test_util.ts";
+import { Election, microTimeMs } from "./_test_util.ts";
 import { LeaderElector, type LeaderElectorConfig } from "./leader_elector.ts";
 import { LeaseLock } from "./lease_lock.ts";
 import type { KubeClient } from "../client/rest.ts";
@@ -46,16 +46,7 @@ Deno.test("LeaderElector writes the lease as client-go: acquire, renew every ret
 Deno.test("LeaderElector measures expiry on its own observation clock, not the lease's renewTime", async () => {
   await using e = await Election.start(START);
   // A holder whose clock is far behind: its renewTime looks an hour old.
-  e.server.create(Leases, {
-    metadata: { name: LEASE, namespace: NS },
-    spec: {
-      holderIdentity: "skewed",
-      leaseDurationSeconds: 15,
-      acquireTime: "2025-12-31T23:00:00.000000Z",
-      renewTime: "2025-12-31T23:00:00.000000Z",
-      leaseTransitions: 3,
-    },
-  });
+  e.createLease("skewed", "2025-12-31T23:00:00.000000Z", 3);
   const b = e.add("b");
   let acquiredAfter = -1;
   await e.step(30_000, () => {
@@ -73,16 +64,7 @@ Deno.test("LeaderElector measures expiry on its own observation clock, not the l
 
 Deno.test("LeaderElector retries acquisition every retryPeriod × [1, 2.2) (client-go JitterFactor 1.2)", async () => {
   await using e = await Election.start(START);
-  e.server.create(Leases, {
-    metadata: { name: LEASE, namespace: NS },
-    spec: {
-      holderIdentity: "other",
-      leaseDurationSeconds: 15,
-      acquireTime: "2026-01-01T00:00:00.000000Z",
-      renewTime: "2026-01-01T00:00:00.000000Z",
-      leaseTransitions: 0,
-    },
-  });
+  e.createLease("other", "2026-01-01T00:00:00.000000Z", 0);
   const b = e.add("b");
   // "other" keeps renewing, so b only reads. Requests are logged at the
   // end of the 100 ms step they happen in, so gaps are exact to ±100 ms.
