@@ -110,6 +110,13 @@ export class Election implements AsyncDisposable {
     return c;
   }
 
+  /** Add a running candidate (default config) and step until it leads. */
+  async addLeader(id: string): Promise<Candidate> {
+    const c = this.add(id);
+    await this.stepUntil(() => c.elector.isLeader(), `${id} leading`);
+    return c;
+  }
+
   /** The candidates that believe they lead. */
   leaders(): Candidate[] {
     return this.candidates.filter((c) => c.elector.isLeader());

@@ -9,8 +9,7 @@ const START = Date.UTC(2026, 0, 1);
 
 Deno.test("LeaderElector writes the lease as client-go: acquire, renew every retryPeriod, take over", async () => {
   await using e = await Election.start(START);
-  const a = e.add("a");
-  await e.stepUntil(() => a.elector.isLeader(), "a leading");
+  const a = await e.addLeader("a");
   let spec = e.lease()!.spec!;
   assert.deepEqual(spec, {
     holderIdentity: "a",
@@ -135,8 +134,7 @@ Deno.test("LeaderElector: a failing onStartedLeading steps down, releases, and r
 
 Deno.test("LeaderElector.run() calls onStoppedLeading even when it never led (as client-go), and a second run() while running is the same run", async () => {
   await using e = await Election.start(START);
-  const a = e.add("a");
-  await e.stepUntil(() => a.elector.isLeader(), "a leading");
+  await e.addLeader("a");
   const b = e.add("b");
   assert.equal(b.elector.run(b.stop.signal), b.done);
   await e.step(2_000);

@@ -93,8 +93,7 @@ Deno.test("LeaderElector with releaseOnCancel: a stopped leader is replaced with
 
 Deno.test("LeaderElector: a leader whose requests fail stops leading within renewDeadline, and nobody acquires before the lease expires", async () => {
   await using e = await Election.start();
-  const a = e.add("a");
-  await e.stepUntil(() => a.elector.isLeader(), "a leading");
+  const a = await e.addLeader("a");
   const b = e.add("b");
   const c = e.add("c");
   await e.step(5_000);
@@ -129,8 +128,7 @@ Deno.test("LeaderElector: a leader whose requests fail stops leading within rene
 
 Deno.test("LeaderElector: when the server stalls, the leader stops within renewDeadline and nobody leads until it answers", async () => {
   await using e = await Election.start();
-  const a = e.add("a");
-  await e.stepUntil(() => a.elector.isLeader(), "a leading");
+  const a = await e.addLeader("a");
   const b = e.add("b");
   await e.step(3_000);
   const lastRenew = microTimeMs(e.lease()!.spec!.renewTime);
@@ -156,8 +154,7 @@ Deno.test("LeaderElector: a 409 on renew is a lost race, handled without a crash
     "a spurious 409: the leader reads the lease and renews",
     async () => {
       await using e = await Election.start();
-      const a = e.add("a");
-      await e.stepUntil(() => a.elector.isLeader(), "a leading");
+      const a = await e.addLeader("a");
       e.server.faults.failNext(1, {
         status: 409,
         match: (req) => req.method === "PUT",
@@ -179,8 +176,7 @@ Deno.test("LeaderElector: a 409 on renew is a lost race, handled without a crash
     "another holder wrote the lease: the leader steps down at once",
     async () => {
       await using e = await Election.start();
-      const a = e.add("a");
-      await e.stepUntil(() => a.elector.isLeader(), "a leading");
+      const a = await e.addLeader("a");
       const lease = e.lease()!;
       e.server.update(Leases, {
         ...lease,
