@@ -105,3 +105,40 @@ export async function missEventsThenRelist<T extends KubeObject>(
   source.add(make("marker"));
   await eventually(() => events.length === 5, "the marker");
 }
+
+/** A queue as the shared hasSynced() cases drive it (FIFO, DeltaFIFO). */
+interface SyncingQueue {
+  add(obj: { name: string; val: number }): unknown;
+  replace(
+    list: { name: string; val: number }[],
+    resourceVersion: string,
+  ): unknown;
+}
+
+/**
+ * The hasSynced() cases FIFO and DeltaFIFO share: [name, what happens to a
+ * new queue, hasSynced() after it]. `pop` pops one item. Synced means the
+ * first replace's items have all been popped, or something else came first.
+ */
+export function sharedSyncedCases<Q extends SyncingQueue>(
+  pop: (q: Q) => Promise<unknown>,
+): Array<[string, (q: Q) => unknown, boolean]> {
+  const ab = [{ name: "a", val: 1 }, { name: "b", val: 2 }];
+  return [
+    ["nothing happened", () => {}, false],
+    ["an add came first", (q) => q.add({ name: "a", val: 1 }), true],
+    ["an empty replace", (q) => q.replace([], "0"), true],
+    ["a replace not yet popped", (q) => {
+      q.replace(ab, "0");
+    }, false],
+    ["a replace half popped", async (q) => {
+      q.replace(ab, "0");
+      await pop(q);
+    }, false],
+    ["a replace fully popped", async (q) => {
+      q.replace(ab, "0");
+      await pop(q);
+      await pop(q);
+    }, true],
+  ];
+}

@@ -13,6 +13,7 @@ import {
   KeyError,
 } from "./keys.ts";
 import { newIndexer } from "./store.ts";
+import { sharedSyncedCases } from "./_test_util.ts";
 
 // Objects keyed by name, carrying a value, like client-go's testFifoObject.
 interface Obj {
@@ -552,21 +553,7 @@ Deno.test("DeltaFIFO.hasSynced() tracks the initial population", async (t) => {
   const cases: Array<
     [string, (f: DeltaFIFO<Obj>) => unknown, boolean]
   > = [
-    ["nothing happened", () => {}, false],
-    ["an add came first", (f) => f.add(obj("a", 1)), true],
-    ["an empty replace", (f) => f.replace([], "0"), true],
-    ["a replace not yet popped", (f) => {
-      f.replace([obj("a", 1), obj("b", 2)], "0");
-    }, false],
-    ["a replace half popped", async (f) => {
-      f.replace([obj("a", 1), obj("b", 2)], "0");
-      await pop(f);
-    }, false],
-    ["a replace fully popped", async (f) => {
-      f.replace([obj("a", 1), obj("b", 2)], "0");
-      await pop(f);
-      await pop(f);
-    }, true],
+    ...sharedSyncedCases(pop),
     ["a replace with a duplicate key counts it once", async (f) => {
       f.replace([obj("a", 1), obj("a", 2)], "0");
       await pop(f);

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { FIFO, FIFOClosedError, type Queue, RequeueError } from "./fifo.ts";
 import { KeyError } from "./keys.ts";
+import { sharedSyncedCases } from "./_test_util.ts";
 
 interface Obj {
   name: string;
@@ -165,22 +166,8 @@ Deno.test("FIFO.pop() waits for an add", async () => {
 
 Deno.test("FIFO.hasSynced() tracks the first replace", async (t) => {
   const cases: Array<[string, (f: FIFO<Obj>) => unknown, boolean]> = [
-    ["nothing happened", () => {}, false],
-    ["an add came first", (f) => f.add(obj("a", 1)), true],
+    ...sharedSyncedCases(pop),
     ["a delete came first", (f) => f.delete(obj("a", 1)), true],
-    ["an empty replace", (f) => f.replace([], "0"), true],
-    ["a replace not yet popped", (f) => {
-      f.replace([obj("a", 1), obj("b", 2)], "0");
-    }, false],
-    ["a replace half popped", async (f) => {
-      f.replace([obj("a", 1), obj("b", 2)], "0");
-      await pop(f);
-    }, false],
-    ["a replace fully popped", async (f) => {
-      f.replace([obj("a", 1), obj("b", 2)], "0");
-      await pop(f);
-      await pop(f);
-    }, true],
     ["a replaced object deleted before its pop still counts", async (f) => {
       f.replace([obj("a", 1), obj("b", 2)], "0");
       f.delete(obj("a", 1));
