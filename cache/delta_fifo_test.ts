@@ -192,82 +192,76 @@ Deno.test("DeltaFIFO.replace() after a queued deletion still queues the listed o
 
 Deno.test("DeltaFIFO.replace() emits tombstones for missing keys", async (t) => {
   const threeKnown = () => known(obj("foo", 5), obj("bar", 6), obj("baz", 7));
-
-  await t.step("after a queued delete", async () => {
-    const f = newFIFO({ knownObjects: threeKnown() });
-    f.delete(obj("baz", 10));
-    f.replace([obj("foo", 5)], "0");
-    assert.deepEqual(await pop(f), [d("Deleted", obj("baz", 10))]);
-    assert.deepEqual(await pop(f), [d("Sync", obj("foo", 5))]);
-    // bar was known, had nothing queued, and is not listed: a tombstone
-    // carrying the known object.
-    assert.deepEqual(await pop(f), [d("Deleted", tomb("bar", obj("bar", 6)))]);
-    assert.deepEqual(f.listKeys(), []);
-  });
-
-  await t.step("after a queued add", async () => {
-    const f = newFIFO({ knownObjects: threeKnown() });
-    f.add(obj("baz", 10));
-    f.replace([obj("foo", 5)], "0");
-    assert.deepEqual(await pop(f), [
-      d("Added", obj("baz", 10)),
-      d("Deleted", tomb("baz", obj("baz", 10))),
-    ]);
-    assert.deepEqual(await pop(f), [d("Sync", obj("foo", 5))]);
-    assert.deepEqual(await pop(f), [d("Deleted", tomb("bar", obj("bar", 6)))]);
-  });
-
-  await t.step("the tombstone carries the newest queued object", async () => {
-    const f = newFIFO({ knownObjects: threeKnown() });
-    f.delete(obj("bar", 6));
-    f.add(obj("bar", 100));
-    f.replace([obj("foo", 5)], "0");
-    assert.deepEqual(await pop(f), [
-      d("Deleted", obj("bar", 6)),
-      d("Added", obj("bar", 100)),
-      d("Deleted", tomb("bar", obj("bar", 100))),
-    ]);
-    assert.deepEqual(await pop(f), [d("Sync", obj("foo", 5))]);
-    assert.deepEqual(await pop(f), [d("Deleted", tomb("baz", obj("baz", 7)))]);
-  });
-
-  await t.step("a second relist deletes with the synced version", async () => {
-    const f = newFIFO({ knownObjects: threeKnown() });
-    f.replace([obj("bar", 100), obj("foo", 5)], "0");
-    f.replace([obj("foo", 5)], "0");
-    assert.deepEqual(await pop(f), [
-      d("Sync", obj("bar", 100)),
-      d("Deleted", tomb("bar", obj("bar", 100))),
-    ]);
-    assert.deepEqual(await pop(f), [
-      d("Sync", obj("foo", 5)),
-      d("Sync", obj("foo", 5)),
-    ]);
-    assert.deepEqual(await pop(f), [d("Deleted", tomb("baz", obj("baz", 7)))]);
-  });
-
-  await t.step("without knownObjects, only queued keys", async () => {
-    const f = newFIFO();
-    f.add(obj("baz", 10));
-    f.replace([obj("foo", 5)], "0");
-    assert.deepEqual(await pop(f), [
-      d("Added", obj("baz", 10)),
-      d("Deleted", tomb("baz", obj("baz", 10))),
-    ]);
-    assert.deepEqual(await pop(f), [d("Sync", obj("foo", 5))]);
-    assert.deepEqual(f.listKeys(), []);
-  });
-
-  await t.step(
-    "a known key missing from knownObjects gets an empty tombstone",
-    async () => {
-      const f = newFIFO({
-        knownObjects: { listKeys: () => ["ghost"], getByKey: () => undefined },
-      });
-      f.replace([], "0");
-      assert.deepEqual(await pop(f), [d("Deleted", tomb("ghost", undefined))]);
-    },
-  );
+  // [name, knownObjects, what happens, the Deltas popped in order]
+  const cases: Array<
+    [
+      string,
+      KeyListerGetter<Obj> | undefined,
+      (f: DeltaFIFO<Obj>) => void,
+      Deltas<Obj>[],
+    ]
+  > = [
+    ["after a queued delete", threeKnown(), (f) => {
+      f.delete(obj("baz", 10));
+      f.replace([obj("foo", 5)], "0");
+    }, [
+      [d("Deleted", obj("baz", 10))],
+      [d("Sync", obj("foo", 5))],
+      // bar was known, had nothing queued, and is not listed: a tombstone
+      // carrying the known object.
+      [d("Deleted", tomb("bar", obj("bar", 6)))],
+    ]],
+    ["after a queued add", threeKnown(), (f) => {
+      f.add(obj("baz", 10));
+      f.replace([obj("foo", 5)], "0");
+    }, [
+      [d("Added", obj("baz", 10)), d("Deleted", tomb("baz", obj("baz", 10)))],
+      [d("Sync", obj("foo", 5))],
+      [d("Deleted", tomb("bar", obj("bar", 6)))],
+    ]],
+    ["the tombstone carries the newest queued object", threeKnown(), (f) => {
+      f.delete(obj("bar", 6));
+      f.add(obj("bar", 100));
+      f.replace([obj("foo", 5)], "0");
+    }, [
+      [
+        d("Deleted", obj("bar", 6)),
+        d("Added", obj("bar", 100)),
+        d("Deleted", tomb("bar", obj("bar", 100))),
+      ],
+      [d("Sync", obj("foo", 5))],
+      [d("Deleted", tomb("baz", obj("baz", 7)))],
+    ]],
+    ["a second relist deletes with the synced version", threeKnown(), (f) => {
+      f.replace([obj("bar", 100), obj("foo", 5)], "0");
+      f.replace([obj("foo", 5)], "0");
+    }, [
+      [d("Sync", obj("bar", 100)), d("Deleted", tomb("bar", obj("bar", 100)))],
+      [d("Sync", obj("foo", 5)), d("Sync", obj("foo", 5))],
+      [d("Deleted", tomb("baz", obj("baz", 7)))],
+    ]],
+    ["without knownObjects, only queued keys", undefined, (f) => {
+      f.add(obj("baz", 10));
+      f.replace([obj("foo", 5)], "0");
+    }, [
+      [d("Added", obj("baz", 10)), d("Deleted", tomb("baz", obj("baz", 10)))],
+      [d("Sync", obj("foo", 5))],
+    ]],
+    [
+      "a known key missing from knownObjects gets an empty tombstone",
+      { listKeys: () => ["ghost"], getByKey: () => undefined },
+      (f) => f.replace([], "0"),
+      [[d("Deleted", tomb("ghost", undefined))]],
+    ],
+  ];
+  for (const [name, knownObjects, act, popped] of cases) {
+    await t.step(name, async () => {
+      const f = newFIFO({ knownObjects });
+      act(f);
+      for (const deltas of popped) assert.deepEqual(await pop(f), deltas);
+      assert.deepEqual(f.listKeys(), []);
+    });
+  }
 });
 
 Deno.test("DeltaFIFO.replace() emits Replaced when emitDeltaTypeReplaced is set", async () => {
