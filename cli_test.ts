@@ -100,6 +100,22 @@ async function watchUntil(
   return { code: await exit, out, err };
 }
 
+/**
+ * Run main(argv) until it exits on its own (an error); then delete
+ * `config`, the kubeconfig file passed with `--kubeconfig`, if given.
+ */
+async function runToExit(
+  argv: string[],
+  config?: string,
+): Promise<{ code: number; out: Output; err: Output }> {
+  const result = await watchUntil(
+    config === undefined ? argv : [...argv, "--kubeconfig", config],
+    () => new Promise(() => {}),
+  );
+  if (config !== undefined) await Deno.remove(config);
+  return result;
+}
+
 Deno.test("main() prints the synced pods as a table, then one line per event", async () => {
   await using server = await FakeApiServer.start();
   const rng = new Rng(1);
@@ -225,11 +241,7 @@ Deno.test("main() shows list progress on a terminal, with the server's total", a
 Deno.test("main() names the closest resource for an unknown one", async () => {
   await using server = await FakeApiServer.start();
   const config = await kubeconfig(server.url, { name: "alice" });
-  const { code, err } = await watchUntil(
-    ["watch", "podz", "--kubeconfig", config],
-    () => new Promise(() => {}),
-  );
-  await Deno.remove(config);
+  const { code, err } = await runToExit(["watch", "podz"], config);
   assert.equal(code, 1);
   assert.equal(
     err.text,
@@ -240,11 +252,7 @@ Deno.test("main() names the closest resource for an unknown one", async () => {
 Deno.test("main() reports 401 and 403 naming the kubeconfig user", async () => {
   await using server = await FakeApiServer.start({ token: "right" });
   const wrong = await kubeconfig(server.url, { name: "alice", token: "wrong" });
-  const unauthorized = await watchUntil(
-    ["watch", "pods", "--kubeconfig", wrong],
-    () => new Promise(() => {}),
-  );
-  await Deno.remove(wrong);
+  const unauthorized = await runToExit(["watch", "pods"], wrong);
   assert.equal(unauthorized.code, 1);
   assert.match(
     unauthorized.err.text,
@@ -263,11 +271,7 @@ Deno.test("main() reports 401 and 403 naming the kubeconfig user", async () => {
     status: 403,
     match: (req) => new URL(req.url).pathname.endsWith("/pods"),
   });
-  const forbidden = await watchUntil(
-    ["watch", "pods", "--kubeconfig", right],
-    () => new Promise(() => {}),
-  );
-  await Deno.remove(right);
+  const forbidden = await runToExit(["watch", "pods"], right);
   assert.equal(forbidden.code, 1);
   assert.match(
     forbidden.err.text,
@@ -282,11 +286,7 @@ Deno.test("main() reports an unreachable server in one line", async () => {
   const config = await kubeconfig(`http://127.0.0.1:${port}`, {
     name: "alice",
   });
-  const { code, err } = await watchUntil(
-    ["watch", "pods", "--kubeconfig", config],
-    () => new Promise(() => {}),
-  );
-  await Deno.remove(config);
+  const { code, err } = await runToExit(["watch", "pods"], config);
   assert.equal(code, 1);
   assert.equal(
     err.text,
@@ -296,10 +296,12 @@ Deno.test("main() reports an unreachable server in one line", async () => {
 
 Deno.test("main() reports a missing kubeconfig and suggests --demo", async (t) => {
   await t.step("an explicit path", async () => {
-    const { code, err } = await watchUntil(
-      ["watch", "pods", "--kubeconfig", "/nonexistent/kubeconfig"],
-      () => new Promise(() => {}),
-    );
+    const { code, err } = await runToExit([
+      "watch",
+      "pods",
+      "--kubeconfig",
+      "/nonexistent/kubeconfig",
+    ]);
     assert.equal(code, 1);
     assert.match(
       err.text,
@@ -316,10 +318,7 @@ Deno.test("main() reports a missing kubeconfig and suggests --demo", async (t) =
     Deno.env.delete("KUBECONFIG");
     Deno.env.delete("KUBERNETES_SERVICE_HOST");
     try {
-      const { code, err } = await watchUntil(
-        ["watch", "pods"],
-        () => new Promise(() => {}),
-      );
+      const { code, err } = await runToExit(["watch", "pods"]);
       assert.equal(code, 1);
       assert.match(
         err.text,
