@@ -3,6 +3,11 @@ import { ListProgress, withProgress } from "./progress.ts";
 import type { ListerWatcher, ObjectList } from "../api/listwatch.ts";
 import type { KubeObject } from "../api/object.ts";
 
+/** A ListProgress for "pods" writing into `out`. */
+function progressInto(out: string[], enabled: boolean): ListProgress {
+  return new ListProgress("pods", { write: (t) => out.push(t), enabled });
+}
+
 function pagedSource(total: number, pageSize: number): ListerWatcher {
   return {
     list(opts) {
@@ -26,10 +31,7 @@ function pagedSource(total: number, pageSize: number): ListerWatcher {
 
 Deno.test("withProgress() counts pages and shows the total from remainingItemCount", async () => {
   const out: string[] = [];
-  const progress = new ListProgress("pods", {
-    write: (t) => out.push(t),
-    enabled: true,
-  });
+  const progress = progressInto(out, true);
   const lw = withProgress(pagedSource(2500, 1000), progress);
   let page = await lw.list({ limit: 1000 });
   while (page.metadata.continue) {
@@ -50,16 +52,10 @@ Deno.test("withProgress() counts pages and shows the total from remainingItemCou
 
 Deno.test("ListProgress stays silent when disabled or for a single page", async () => {
   const out: string[] = [];
-  const quiet = new ListProgress("pods", {
-    write: (t) => out.push(t),
-    enabled: false,
-  });
+  const quiet = progressInto(out, false);
   const lw = withProgress(pagedSource(3000, 1000), quiet);
   await lw.list({ limit: 1000 });
-  const single = new ListProgress("pods", {
-    write: (t) => out.push(t),
-    enabled: true,
-  });
+  const single = progressInto(out, true);
   await withProgress(pagedSource(10, 1000), single).list({});
   single.done();
   assert.deepEqual(out, []);
