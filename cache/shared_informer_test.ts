@@ -41,6 +41,13 @@ function pod(name: string, spec: Pod["spec"] = {}, ns = "ns"): Pod {
   return { metadata: { namespace: ns, name }, spec };
 }
 
+/** A source holding a pod (of {@link pod}) for each name. */
+function sourceOf(...names: string[]): FakeControllerSource<Pod> {
+  const source = new FakeControllerSource<Pod>();
+  for (const name of names) source.add(pod(name));
+  return source;
+}
+
 /** A running informer over a fake source, stopped by `stop()`. */
 function start(
   source: FakeControllerSource<Pod>,
@@ -64,9 +71,7 @@ function start(
 }
 
 Deno.test("SharedIndexInformer delivers initial adds, then changes in order, to every handler", async () => {
-  const source = new FakeControllerSource<Pod>();
-  source.add(pod("a"));
-  source.add(pod("b"));
+  const source = sourceOf("a", "b");
   const h1 = recorder<Pod>();
   const h2 = recorder<Pod>();
   const { informer, stop } = start(source, {}, (i) => {
@@ -137,8 +142,7 @@ Deno.test("Informers report a throwing or rejecting handler to errorHandler and 
   const errorLog = (errors: [unknown, InformerErrorContext][]) =>
     errors.map(([e, c]) => [c.source, c.notification, (e as Error).message]);
   await t.step("SharedIndexInformer", async () => {
-    const source = new FakeControllerSource<Pod>();
-    source.add(pod("a"));
+    const source = sourceOf("a");
     const errors: [unknown, InformerErrorContext][] = [];
     const seen: string[] = [];
     const { informer, stop } = start(source, {
@@ -156,8 +160,7 @@ Deno.test("Informers report a throwing or rejecting handler to errorHandler and 
     await stop();
   });
   await t.step("newInformer, whose store still gets every change", async () => {
-    const source = new FakeControllerSource<Pod>();
-    source.add(pod("a"));
+    const source = sourceOf("a");
     const errors: [unknown, InformerErrorContext][] = [];
     const seen: string[] = [];
     const { store, controller } = newInformer(source, handler(seen), {
@@ -178,9 +181,7 @@ Deno.test("Informers report a throwing or rejecting handler to errorHandler and 
 });
 
 Deno.test("SharedIndexInformer: a late handler first gets every cached object with isInInitialList", async () => {
-  const source = new FakeControllerSource<Pod>();
-  source.add(pod("a"));
-  source.add(pod("b"));
+  const source = sourceOf("a", "b");
   const { informer, stop } = start(source);
   await eventually(() => informer.hasSynced(), "sync");
   const gate = deferred();
@@ -203,8 +204,7 @@ Deno.test("SharedIndexInformer: a late handler first gets every cached object wi
 });
 
 Deno.test("SharedIndexInformer: registration hasSynced waits for the informer and the handler", async () => {
-  const source = new FakeControllerSource<Pod>();
-  source.add(pod("a"));
+  const source = sourceOf("a");
   const gate = deferred();
   let reg!: ReturnType<SharedIndexInformer<Pod>["addEventHandler"]>;
   const { informer, stop } = start(source, {}, (i) => {
@@ -220,9 +220,7 @@ Deno.test("SharedIndexInformer: registration hasSynced waits for the informer an
 
 Deno.test("SharedIndexInformer: a relist's new objects are not initial, missed deletes are tombstones", async () => {
   const clock = new FakeClock();
-  const source = new FakeControllerSource<Pod>();
-  source.add(pod("a"));
-  source.add(pod("b"));
+  const source = sourceOf("a", "b");
   const h = recorder<Pod>();
   const watchErrors: unknown[] = [];
   const { informer, stop } = start(source, {
@@ -273,9 +271,7 @@ Deno.test("SharedIndexInformer.removeEventHandler() stops delivery to that handl
 // client-go TestListenerResyncPeriods
 Deno.test("SharedIndexInformer resyncs each handler at its own period", async () => {
   const clock = new FakeClock(0);
-  const source = new FakeControllerSource<Pod>();
-  source.add(pod("a"));
-  source.add(pod("b"));
+  const source = sourceOf("a", "b");
   const hs = [recorder<Pod>(), recorder<Pod>(), recorder<Pod>()];
   const { informer, stop } = start(
     source,
@@ -318,8 +314,7 @@ Deno.test("SharedIndexInformer resyncs each handler at its own period", async ()
 
 Deno.test("SharedIndexInformer raises a late handler's resync period to the check period", async () => {
   const clock = new FakeClock(0);
-  const source = new FakeControllerSource<Pod>();
-  source.add(pod("a"));
+  const source = sourceOf("a");
   const { informer, stop } = start(source, { clock, resyncPeriod: 10_000 });
   await eventually(
     () => informer.hasSynced() && source.openWatches() === 1,
@@ -339,8 +334,7 @@ Deno.test("SharedIndexInformer raises a late handler's resync period to the chec
 
 Deno.test("SharedIndexInformer without a resync period never resyncs", async () => {
   const clock = new FakeClock(0);
-  const source = new FakeControllerSource<Pod>();
-  source.add(pod("a"));
+  const source = sourceOf("a");
   const h = recorder<Pod>();
   const { informer, stop } = start(source, { clock }, (i) => {
     i.addEventHandler(h, { resyncPeriod: 1_000 });
@@ -411,8 +405,7 @@ Deno.test("SharedIndexInformer.run() runs once; a stopped informer takes no hand
 });
 
 Deno.test("SharedIndexInformer[Symbol.asyncDispose]() stops and waits", async () => {
-  const source = new FakeControllerSource<Pod>();
-  source.add(pod("a"));
+  const source = sourceOf("a");
   let informer!: SharedIndexInformer<Pod>;
   {
     await using i = newSharedIndexInformer(source, { clock: new FakeClock() });
@@ -687,8 +680,7 @@ Deno.test("SharedIndexInformer converges under random changes and faults (seeded
 });
 
 Deno.test("SharedIndexInformer.run() settles a grace second after abort even when a handler never returns", async () => {
-  const source = new FakeControllerSource<Pod>();
-  source.add(pod("a"));
+  const source = sourceOf("a");
   const blocker = deferred();
   let called = false;
   const { clock, done, informer } = start(source, {}, (i) => {
@@ -718,8 +710,7 @@ Deno.test("SharedIndexInformer.run() settles a grace second after abort even whe
 
 Deno.test("waitForCacheSync() wakes on an informer's sync without polling, and gives up when it stops unsynced", async () => {
   const clock = new FakeClock();
-  const source = new FakeControllerSource<Pod>();
-  source.add(pod("a"));
+  const source = sourceOf("a");
   const { informer, stop } = start(source, { clock }, (i) => {
     i.addEventHandler({});
   });
@@ -763,8 +754,7 @@ Deno.test("waitForCacheSync() wakes on an informer's sync without polling, and g
 // Issue 16 item 8: wait for your own write, event-driven, with a signal.
 Deno.test("SharedIndexInformer.waitFor() resolves on the event that caches a matching object, without polling", async () => {
   const clock = new FakeClock();
-  const source = new FakeControllerSource<Pod>();
-  source.add(pod("a"));
+  const source = sourceOf("a");
   const { informer, stop } = start(source, { clock });
   // Before the object exists: resolves when its add is cached.
   const b = informer.waitFor({ key: "ns/b" });
@@ -815,8 +805,7 @@ Deno.test("SharedIndexInformer.waitFor() resolves on the event that caches a mat
 });
 
 Deno.test("SharedIndexInformer.hasSynced can be passed unbound, as client-go passes informer.HasSynced", async () => {
-  const source = new FakeControllerSource<Pod>();
-  source.add(pod("a"));
+  const source = sourceOf("a");
   const { informer, clock, stop } = start(source);
   const { hasSynced } = informer;
   const ac = new AbortController();
