@@ -113,18 +113,23 @@ interface SyncingQueue {
     list: { name: string; val: number }[],
     resourceVersion: string,
   ): unknown;
+  hasSynced(): boolean;
 }
 
 /**
- * The hasSynced() cases FIFO and DeltaFIFO share: [name, what happens to a
- * new queue, hasSynced() after it]. `pop` pops one item. Synced means the
- * first replace's items have all been popped, or something else came first.
+ * One step per hasSynced() case: [name, what happens to a new queue,
+ * hasSynced() after it]. Runs the cases FIFO and DeltaFIFO share (synced
+ * means the first replace's items have all been popped, or something else
+ * came first), then `more`. `pop` pops one item.
  */
-export function sharedSyncedCases<Q extends SyncingQueue>(
+export async function checkSyncedCases<Q extends SyncingQueue>(
+  t: Deno.TestContext,
+  newQueue: () => Q,
   pop: (q: Q) => Promise<unknown>,
-): Array<[string, (q: Q) => unknown, boolean]> {
+  more: Array<[string, (q: Q) => unknown, boolean]>,
+): Promise<void> {
   const ab = [{ name: "a", val: 1 }, { name: "b", val: 2 }];
-  return [
+  const cases: Array<[string, (q: Q) => unknown, boolean]> = [
     ["nothing happened", () => {}, false],
     ["an add came first", (q) => q.add({ name: "a", val: 1 }), true],
     ["an empty replace", (q) => q.replace([], "0"), true],
@@ -140,5 +145,13 @@ export function sharedSyncedCases<Q extends SyncingQueue>(
       await pop(q);
       await pop(q);
     }, true],
+    ...more,
   ];
+  for (const [name, act, synced] of cases) {
+    await t.step(name, async () => {
+      const q = newQueue();
+      await act(q);
+      assert.equal(q.hasSynced(), synced);
+    });
+  }
 }

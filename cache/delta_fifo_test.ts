@@ -13,7 +13,7 @@ import {
   KeyError,
 } from "./keys.ts";
 import { newIndexer } from "./store.ts";
-import { sharedSyncedCases } from "./_test_util.ts";
+import { checkSyncedCases } from "./_test_util.ts";
 
 // Objects keyed by name, carrying a value, like client-go's testFifoObject.
 interface Obj {
@@ -544,10 +544,7 @@ Deno.test("DeltaFIFO uses metaNamespaceKeyFunc by default", () => {
 });
 
 Deno.test("DeltaFIFO.hasSynced() tracks the initial population", async (t) => {
-  const cases: Array<
-    [string, (f: DeltaFIFO<Obj>) => unknown, boolean]
-  > = [
-    ...sharedSyncedCases(pop),
+  await checkSyncedCases(t, () => newFIFO(), pop, [
     ["a replace with a duplicate key counts it once", async (f) => {
       f.replace([obj("a", 1), obj("a", 2)], "0");
       await pop(f);
@@ -556,14 +553,7 @@ Deno.test("DeltaFIFO.hasSynced() tracks the initial population", async (t) => {
       f.add(obj("z", 0));
       f.replace([obj("a", 1), obj("b", 2)], "0");
     }, true],
-  ];
-  for (const [name, act, synced] of cases) {
-    await t.step(name, async () => {
-      const f = newFIFO();
-      await act(f);
-      assert.equal(f.hasSynced(), synced);
-    });
-  }
+  ]);
 });
 
 Deno.test("DeltaFIFO.hasSynced() counts tombstones and passes isInInitialList", async () => {

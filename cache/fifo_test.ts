@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { FIFO, FIFOClosedError, type Queue, RequeueError } from "./fifo.ts";
 import { KeyError } from "./keys.ts";
-import { sharedSyncedCases } from "./_test_util.ts";
+import { checkSyncedCases } from "./_test_util.ts";
 
 interface Obj {
   name: string;
@@ -165,22 +165,14 @@ Deno.test("FIFO.pop() waits for an add", async () => {
 });
 
 Deno.test("FIFO.hasSynced() tracks the first replace", async (t) => {
-  const cases: Array<[string, (f: FIFO<Obj>) => unknown, boolean]> = [
-    ...sharedSyncedCases(pop),
+  await checkSyncedCases(t, newFIFO, pop, [
     ["a delete came first", (f) => f.delete(obj("a", 1)), true],
     ["a replaced object deleted before its pop still counts", async (f) => {
       f.replace([obj("a", 1), obj("b", 2)], "0");
       f.delete(obj("a", 1));
       await pop(f);
     }, true],
-  ];
-  for (const [name, act, synced] of cases) {
-    await t.step(name, async () => {
-      const f = newFIFO();
-      await act(f);
-      assert.equal(f.hasSynced(), synced);
-    });
-  }
+  ]);
 });
 
 Deno.test("FIFO.pop() passes isInInitialList for the first replace only", async () => {
