@@ -155,3 +155,23 @@ export async function checkSyncedCases<Q extends SyncingQueue>(
     });
   }
 }
+
+/**
+ * Queue 500 "a" and 500 "b" objects interleaved (a0, b0, a1, b1...) on an
+ * empty queue and pop all 1000: they must come out in the order queued.
+ * `popVal` pops one item and returns its `val`.
+ */
+export async function checkPopOrder<Q extends SyncingQueue>(
+  q: Q,
+  popVal: (q: Q) => Promise<number>,
+): Promise<void> {
+  for (let i = 0; i < 500; i++) {
+    q.add({ name: `a${i}`, val: i });
+    q.add({ name: `b${i}`, val: 1000 + i });
+  }
+  const seen: number[] = [];
+  for (let i = 0; i < 1000; i++) seen.push(await popVal(q));
+  const expected: number[] = [];
+  for (let i = 0; i < 500; i++) expected.push(i, 1000 + i);
+  assert.deepEqual(seen, expected);
+}

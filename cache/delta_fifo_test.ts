@@ -13,7 +13,7 @@ import {
   KeyError,
 } from "./keys.ts";
 import { newIndexer } from "./store.ts";
-import { checkSyncedCases } from "./_test_util.ts";
+import { checkPopOrder, checkSyncedCases } from "./_test_util.ts";
 
 // Objects keyed by name, carrying a value, like client-go's testFifoObject.
 interface Obj {
@@ -55,15 +55,7 @@ const d = (
 
 Deno.test("DeltaFIFO.pop() hands out keys in the order they were first queued", async () => {
   const f = newFIFO();
-  for (let i = 0; i < 500; i++) {
-    f.add(obj(`a${i}`, i));
-    f.add(obj(`b${i}`, 1000 + i));
-  }
-  const seen: number[] = [];
-  for (let i = 0; i < 1000; i++) seen.push(await popVal(f));
-  const expected: number[] = [];
-  for (let i = 0; i < 500; i++) expected.push(i, 1000 + i);
-  assert.deepEqual(seen, expected);
+  await checkPopOrder(f, popVal);
   assert.deepEqual(f.listKeys(), []);
 });
 

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { FIFO, FIFOClosedError, type Queue, RequeueError } from "./fifo.ts";
 import { KeyError } from "./keys.ts";
-import { checkSyncedCases } from "./_test_util.ts";
+import { checkPopOrder, checkSyncedCases } from "./_test_util.ts";
 
 interface Obj {
   name: string;
@@ -35,15 +35,7 @@ Deno.test("FIFO works through the Queue interface alone", async () => {
 
 Deno.test("FIFO.pop() hands out objects in the order their keys were queued", async () => {
   const f = newFIFO();
-  for (let i = 0; i < 500; i++) {
-    f.add(obj(`a${i}`, i));
-    f.add(obj(`b${i}`, 1000 + i));
-  }
-  const seen: number[] = [];
-  for (let i = 0; i < 1000; i++) seen.push((await pop(f)).val);
-  const expected: number[] = [];
-  for (let i = 0; i < 500; i++) expected.push(i, 1000 + i);
-  assert.deepEqual(seen, expected);
+  await checkPopOrder(f, async (q) => (await pop(q)).val);
 });
 
 Deno.test("FIFO.update() keeps only the newest version, processed once", async () => {
