@@ -62,6 +62,31 @@ export function recorder<T extends KubeObject>():
 }
 
 /**
+ * An event log whose `until(n)` resolves once `n` events were `seen()`, for
+ * tests whose handlers fire on real I/O (a FakeApiServer), not a fake clock.
+ */
+export function eventLog(): {
+  events: string[];
+  seen: (e: string) => void;
+  until: (n: number) => Promise<void>;
+} {
+  const events: string[] = [];
+  let wake = () => {};
+  return {
+    events,
+    seen: (e) => {
+      events.push(e);
+      wake();
+    },
+    until: async (n) => {
+      while (events.length < n) {
+        await new Promise<void>((resolve) => wake = resolve);
+      }
+    },
+  };
+}
+
+/**
  * A seeded PRNG in [0, 1) (mulberry32, the demo workload's `Rng`), so a
  * failing seed of a property test replays exactly.
  */

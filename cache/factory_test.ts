@@ -12,7 +12,7 @@ import { ConfigMaps, Nodes, Pods } from "../api/resources.ts";
 import type { ResourceType } from "../api/resources.ts";
 import { SharedInformerFactory } from "./factory.ts";
 import type { InformerErrorContext } from "./event_handler.ts";
-import { eventually } from "./_test_util.ts";
+import { eventLog, eventually } from "./_test_util.ts";
 import {
   CacheMutationError,
   MUTATION_DETECTOR_ENV,
@@ -229,17 +229,7 @@ Deno.test("SharedInformerFactory over KubeClient and FakeApiServer follows creat
   server.create(Pods, { metadata: { namespace: "default", name: "a" } });
   server.create(Pods, { metadata: { namespace: "kube-system", name: "b" } });
   const factory = new SharedInformerFactory(client, { clock });
-  const events: string[] = [];
-  const changed = { wake: () => {} };
-  const seen = (e: string) => {
-    events.push(e);
-    changed.wake();
-  };
-  const until = async (n: number) => {
-    while (events.length < n) {
-      await new Promise<void>((resolve) => changed.wake = resolve);
-    }
-  };
+  const { events, seen, until } = eventLog();
   const reg = factory.informerFor(Pods).addEventHandler({
     onAdd: (p, initial) =>
       seen(`add ${p.metadata.name}${initial ? " initial" : ""}`),

@@ -7,6 +7,7 @@ import { Pods } from "../api/resources.ts";
 import type { PartialObjectMetadata } from "../api/object.ts";
 import { SharedInformerFactory } from "./factory.ts";
 import { stripManagedFields } from "./transform.ts";
+import { eventLog } from "./_test_util.ts";
 
 Deno.test("SharedInformerFactory.metadataInformerFor() over KubeClient and FakeApiServer caches PartialObjectMetadata and follows changes", async () => {
   const clock = new FakeClock();
@@ -22,17 +23,7 @@ Deno.test("SharedInformerFactory.metadataInformerFor() over KubeClient and FakeA
     clock,
     transform: stripManagedFields,
   });
-  const events: string[] = [];
-  const changed = { wake: () => {} };
-  const seen = (e: string) => {
-    events.push(e);
-    changed.wake();
-  };
-  const until = async (n: number) => {
-    while (events.length < n) {
-      await new Promise<void>((resolve) => changed.wake = resolve);
-    }
-  };
+  const { events, seen, until } = eventLog();
   const informer = factory.metadataInformerFor(Pods);
   informer.addEventHandler({
     onAdd: (m: PartialObjectMetadata) =>
