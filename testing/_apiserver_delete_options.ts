@@ -8,7 +8,9 @@
  * @module
  */
 
-import { badRequest } from "./_apiserver_status.ts";
+import { badRequest, invalidOptions } from "./_apiserver_status.ts";
+
+const POLICIES = ["Foreground", "Background", "Orphan"];
 
 /** The parsed options of one DELETE (apimachinery `metav1.DeleteOptions`). */
 export interface DeleteOptions {
@@ -16,9 +18,9 @@ export interface DeleteOptions {
   gracePeriodSeconds?: number;
   /** Preconditions the stored object must meet (else 409 Conflict). */
   preconditions?: { resourceVersion?: string; uid?: string };
-  /** `Orphan`, `Background` or `Foreground` (unvalidated here). */
+  /** `Orphan`, `Background` or `Foreground`. */
   propagationPolicy?: string;
-  /** `["All"]` for a dry run (unvalidated here). */
+  /** `["All"]` for a dry run. */
   dryRun?: string[];
 }
 
@@ -26,7 +28,8 @@ export interface DeleteOptions {
  * Parse the DeleteOptions of a request.
  * @param text the request body (may be empty)
  * @param q the query
- * @throws {StatusError} 400 BadRequest for a body or number that does not parse
+ * @throws {StatusError} 400 BadRequest for a body or number that does not
+ *   parse; 422 Invalid for an unknown propagationPolicy or dryRun value
  */
 export function parseDeleteOptions(
   text: string,
@@ -58,10 +61,36 @@ export function parseDeleteOptions(
   if (pre && typeof pre === "object") out.preconditions = pre;
   const policy = q.get("propagationPolicy") ?? body.propagationPolicy;
   if (typeof policy === "string" && policy !== "") {
+    if (!POLICIES.includes(policy)) {
+      const supported = '"Foreground", "Background", "Orphan", "nil"';
+      throw invalidOptions("DeleteOptions", "propagationPolicy", [
+        `Unsupported value: "${policy}": supported values: ${supported}`,
+      ]);
+    }
     out.propagationPolicy = policy;
   }
   const dry = q.getAll("dryRun");
   if (dry.length > 0) out.dryRun = dry;
   else if (Array.isArray(body.dryRun)) out.dryRun = body.dryRun as string[];
+  checkDryRun("DeleteOptions", out.dryRun);
   return out;
+}
+
+/**
+ * Whether a write is a dry run (`dryRun=All`): checked, answered, not stored.
+ * @param kind the options kind named in a 422 (`CreateOptions`, `DeleteOptions`...)
+ * @throws {StatusError} 422 Invalid for a value other than `All`
+ */
+export function checkDryRun(
+  kind: string,
+  dryRun: string[] | undefined,
+): boolean {
+  if (!dryRun || dryRun.length === 0) return false;
+  if (dryRun.some((d) => d !== "All")) {
+    const list = dryRun.map((d) => JSON.stringify(d)).join(", ");
+    throw invalidOptions(kind, "dryRun", [
+      `Unsupported value: []string{${list}}: supported values: "All"`,
+    ]);
+  }
+  return true;
 }

@@ -17,7 +17,7 @@ import {
 import { parseDeleteOptions } from "./_apiserver_delete_options.ts";
 import { listResponse } from "./_apiserver_encode.ts";
 import { both, fieldMatcher, labelMatcher } from "./_apiserver_select.ts";
-import { type Entry, entryJson, namespaceRange } from "./_apiserver_store.ts";
+import { entryJson, namespaceRange } from "./_apiserver_store.ts";
 
 /** DELETE of one object: the object (pending or per strategy) or a Success Status. */
 export function deleteObject(
@@ -63,11 +63,11 @@ export function deleteCollection(
   const victims = table.sorted().slice(s, e).filter((x) =>
     !match || match(x.obj)
   );
-  const deleted: Entry[] = [];
+  // The answer is the list taken before deleting: the objects as they
+  // were (old resourceVersions) at that list's resourceVersion.
+  const before = String(ctx.cluster.rv);
   for (const v of victims) {
-    deleted.push(ctx.cluster.delete(table, v.namespace, v.name, options).entry);
+    ctx.cluster.delete(table, v.namespace, v.name, options);
   }
-  return listResponse(table, deleted, {
-    resourceVersion: String(ctx.cluster.rv),
-  });
+  return listResponse(table, victims, { resourceVersion: before });
 }

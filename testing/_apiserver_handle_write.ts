@@ -8,6 +8,7 @@
  */
 
 import type { KubeObject } from "../api/object.ts";
+import { checkDryRun } from "./_apiserver_delete_options.ts";
 import {
   jsonResponse,
   ok,
@@ -132,13 +133,15 @@ export function create(
   ctx: ServerContext,
   r: ResourceRoute,
   text: string,
+  q: URLSearchParams,
 ): Response {
+  const dryRun = checkDryRun("CreateOptions", q.getAll("dryRun"));
   const obj = parseBody(r.table, text);
   checkNamespace(r, obj);
   if (r.table.type.namespaced && !ctx.cluster.namespaceExists(r.namespace)) {
     throw notFound("namespaces", r.namespace);
   }
-  const e = ctx.cluster.create(r.table, obj, r.namespace);
+  const e = ctx.cluster.create(r.table, obj, r.namespace, { dryRun });
   return jsonResponse(201, entryJson(e));
 }
 

@@ -215,6 +215,16 @@ function resolve(
   rest: string[],
 ): ResourceRoute | undefined {
   const find = (r: string) => cluster.find(g, v, r);
+  const nsTable = rest[0] === "namespaces" ? find("namespaces") : undefined;
+  if (rest.length === 3 && nsTable?.strategy.subresources?.[rest[2]]) {
+    // namespaces/{name}/finalize and /status: a namespace's subresource.
+    return {
+      table: nsTable,
+      namespace: "",
+      name: rest[1],
+      subresource: rest[2],
+    };
+  }
   if (rest[0] === "namespaces" && rest.length >= 3) {
     const table = find(rest[2]);
     if (!table || !table.type.namespaced || rest.length > 5) return undefined;
@@ -259,7 +269,7 @@ async function dispatch(
           : list(ctx, r, q, enc);
       }
       case "POST":
-        return create(ctx, r, await req.text());
+        return create(ctx, r, await req.text(), q);
       case "DELETE":
         return deleteCollection(ctx, r, await req.text(), q);
       default:

@@ -28,6 +28,7 @@ import {
   conflict,
   invalid,
   notFound,
+  preconditionFailed,
 } from "./_apiserver_status.ts";
 
 const NAME_RE =
@@ -63,9 +64,20 @@ export interface DeleteResult {
   removed: boolean;
 }
 
+/** The garbage collector's finalizers, set by a DELETE's propagationPolicy. */
+const GC_FINALIZERS: Readonly<Record<string, string>> = {
+  Foreground: "foregroundDeletion",
+  Orphan: "orphan",
+};
+
 /** All tables, the global resourceVersion and the event history. */
 export class Cluster implements StoreAccess {
   readonly history: History;
+  /**
+   * Called with every recorded event, after the table's watchers (the
+   * built-in controllers of `_apiserver_controllers.ts` listen here).
+   */
+  readonly observers: Set<(ev: HistoryEvent) => void> = new Set();
   readonly #clock: Clock;
   readonly #tables: Table[] = [];
   #rv = 0;
@@ -164,7 +176,12 @@ export class Cluster implements StoreAccess {
    * namespaced objects default to "default".
    * @throws {StatusError} AlreadyExists, Invalid
    */
-  create(table: Table, input: KubeObject, namespace?: string): Entry {
+  create(
+    table: Table,
+    input: KubeObject,
+    namespace?: string,
+    opts: { dryRun?: boolean } = {},
+  ): Entry {
     // The input is only read: #entry stores a frozen deep copy.
     const src = input;
     const meta: ObjectMeta = src.metadata ?? {};
@@ -189,6 +206,19 @@ export class Cluster implements StoreAccess {
       throw alreadyExists(table.type.resource, name, table.type.group);
     }
     table.strategy.validateCreate?.(src);
+    if (opts.dryRun) {
+      // Checked and defaulted, not stored: no resourceVersion.
+      const out: ObjectMeta = { name };
+      if (meta.generateName) out.generateName = meta.generateName;
+      if (ns !== "") out.namespace = ns;
+      out.uid = crypto.randomUUID();
+      if (table.strategy.generation) out.generation = 1;
+      out.creationTimestamp = rfc3339(this.#clock.now());
+      copyUserMeta(meta, out);
+      const obj = assemble(table, out, src);
+      table.strategy.prepareForCreate?.(obj);
+      return this.#entry(table, ns, name, 0, obj);
+    }
     const rv = ++this.#rv;
     const out: ObjectMeta = { name };
     if (meta.generateName) out.generateName = meta.generateName;
@@ -276,7 +306,10 @@ export class Cluster implements StoreAccess {
       out.generation !== undefined &&
       !sameExceptMetaStatus(next, prev, text)
     ) out.generation++;
-    if (out.deletionTimestamp && !(out.finalizers?.length)) {
+    if (
+      out.deletionTimestamp && !(out.finalizers?.length) &&
+      !table.strategy.holdsDeletion?.(next as unknown as KubeObject)
+    ) {
       // The last finalizer is gone: the object goes away. The DELETED
       // event carries the last stored state; the answer is the would-be
       // object at its old resourceVersion (genericregistry.Store).
@@ -320,10 +353,27 @@ export class Cluster implements StoreAccess {
     const old = table.get(keyOf(ns, name));
     if (!old) throw notFound(table.type.resource, name, table.type.group);
     const pre = options.preconditions ?? {};
-    if (
-      (pre.resourceVersion && pre.resourceVersion !== String(old.rv)) ||
-      (pre.uid && pre.uid !== old.obj.metadata.uid)
-    ) throw conflict(table.type.resource, name, table.type.group);
+    const kind = table.type.kind;
+    if (pre.uid && pre.uid !== old.obj.metadata.uid) {
+      throw preconditionFailed(
+        kind,
+        name,
+        "UID",
+        pre.uid,
+        old.obj.metadata.uid!,
+      );
+    }
+    if (pre.resourceVersion && pre.resourceVersion !== String(old.rv)) {
+      throw preconditionFailed(
+        kind,
+        name,
+        "ResourceVersion",
+        pre.resourceVersion,
+        String(old.rv),
+      );
+    }
+    // A dry run answers as if removed and changes nothing.
+    if (options.dryRun?.length) return { entry: old, removed: true };
     const now = rfc3339(this.#clock.now());
     const result = this.#delete(table, old, options, now);
     table.strategy.afterDelete?.(this, table, result);
@@ -338,8 +388,20 @@ export class Cluster implements StoreAccess {
   ): DeleteResult {
     const grace = table.strategy.gracePeriodSeconds?.(old.obj, options) ?? 0;
     const obj = clone(old.obj);
+    const gc = GC_FINALIZERS[options.propagationPolicy ?? ""];
+    if (gc && !old.obj.metadata.deletionTimestamp) {
+      // The garbage collector's finalizer keeps the object until it has
+      // dealt with the dependents (genericregistry deletionFinalizers...).
+      const rest = (obj.metadata.finalizers ?? []).filter((f) =>
+        !Object.values(GC_FINALIZERS).includes(f)
+      );
+      obj.metadata.finalizers = [...rest, gc];
+    }
     table.strategy.beforeDelete?.(obj, options, now);
-    if (obj.metadata.finalizers?.length || grace > 0) {
+    if (
+      obj.metadata.finalizers?.length || grace > 0 ||
+      table.strategy.holdsDeletion?.(obj)
+    ) {
       if (old.obj.metadata.deletionTimestamp) {
         return { entry: old, removed: false };
       }
@@ -402,6 +464,7 @@ export class Cluster implements StoreAccess {
     table.lastRV = entry.rv;
     this.history.push(ev);
     for (const sink of table.sinks) sink.event(ev);
+    for (const observe of this.observers) observe(ev);
   }
 }
 

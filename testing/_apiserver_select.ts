@@ -16,7 +16,59 @@ export type Matcher = ((obj: KubeObject) => boolean) | undefined;
 
 /** The fields a kind can be selected by (`metadata.*` and its strategy's). */
 export function selectableFields(strategy: ResourceStrategy): string[] {
-  return ["metadata.name", "metadata.namespace", ...(strategy.fields ?? [])];
+  return strategy.fieldLabels
+    ? [...strategy.fieldLabels]
+    : ["metadata.name", "metadata.namespace", ...(strategy.fields ?? [])];
+}
+
+/**
+ * Split a field selector into its terms at unescaped commas and undo the
+ * `\,` `\=` `\\` escapes of values (apimachinery `fields.ParseSelector`).
+ * @throws {StatusError} 400 for another escape or an unescaped rune in a value
+ */
+function fieldTerms(s: string): { field: string; op: string; value: string }[] {
+  const terms: string[] = [];
+  let cur = "";
+  for (let i = 0; i < s.length; i++) {
+    if (s[i] === "\\" && i + 1 < s.length) {
+      cur += s[i] + s[++i];
+    } else if (s[i] === ",") {
+      terms.push(cur);
+      cur = "";
+    } else cur += s[i];
+  }
+  terms.push(cur);
+  const out: { field: string; op: string; value: string }[] = [];
+  for (const part of terms) {
+    if (part.trim() === "") continue;
+    const m = /^\s*([^=!\s\\]+)\s*(==|=|!=)(.*)$/.exec(part);
+    if (!m) {
+      throw badRequest(`invalid selector: '${s}'; can't understand '${part}'`);
+    }
+    let value = "";
+    const raw = m[3];
+    for (let i = 0; i < raw.length; i++) {
+      const c = raw[i];
+      if (c === "\\") {
+        const next = raw[i + 1];
+        if (next !== "\\" && next !== "," && next !== "=") {
+          throw badRequest(
+            `invalid field selector: invalid escape sequence: \\${next ?? ""}`,
+          );
+        }
+        value += next;
+        i++;
+      } else if (c === "=") {
+        throw badRequest(
+          `invalid field selector: unescaped character in value: ${
+            "=".charCodeAt(0)
+          }`,
+        );
+      } else value += c;
+    }
+    out.push({ field: m[1], op: m[2], value: value.trim() });
+  }
+  return out;
 }
 
 /** Parse a label selector. @throws {StatusError} 400 BadRequest */
@@ -42,13 +94,10 @@ export function fieldMatcher(
   if (!s) return undefined;
   const allowed = selectableFields(strategy);
   const reqs: { path: string[]; value: string; equal: boolean }[] = [];
-  for (const part of s.split(",")) {
-    if (part.trim() === "") continue;
-    const m = /^\s*([^=!\s]+)\s*(==|=|!=)\s*(.*?)\s*$/.exec(part);
-    if (!m) {
-      throw badRequest(`invalid selector: '${s}'; can't understand '${part}'`);
+  for (const { field, op, value } of fieldTerms(s)) {
+    if (!allowed.includes(field) && strategy.fieldLabels) {
+      throw badRequest(`field label not supported: ${field}`);
     }
-    const [, field, op, value] = m;
     if (!allowed.includes(field)) {
       throw badRequest(
         `"${field}" is not a known field selector: only ${

@@ -154,6 +154,53 @@ export function invalid(
   );
 }
 
+/**
+ * 422 Invalid for request options (`DeleteOptions`, `CreateOptions`,
+ * `PatchOptions`): one field, each message a FieldValueNotSupported cause
+ * (or FieldValueRequired / FieldValueForbidden when the message says so).
+ */
+export function invalidOptions(
+  kind: string,
+  field: string,
+  messages: string[],
+): StatusError {
+  const reasonOf = (m: string) =>
+    m.startsWith("Required value")
+      ? "FieldValueRequired"
+      : m.startsWith("Forbidden")
+      ? "FieldValueForbidden"
+      : m.startsWith("Invalid value")
+      ? "FieldValueInvalid"
+      : "FieldValueNotSupported";
+  const parts = messages.map((m) => `${field}: ${m}`);
+  const text = parts.length === 1 ? parts[0] : `[${parts.join(", ")}]`;
+  return statusError(
+    failure(422, "Invalid", `${kind}.meta.k8s.io "" is invalid: ${text}`, {
+      group: "meta.k8s.io",
+      kind,
+      causes: messages.map((m) => ({ reason: reasonOf(m), message: m, field })),
+    }),
+  );
+}
+
+/** 409 Conflict for a DELETE whose precondition does not hold (details name the Kind). */
+export function preconditionFailed(
+  kind: string,
+  name: string,
+  field: "ResourceVersion" | "UID",
+  wanted: string,
+  actual: string,
+): StatusError {
+  return statusError(
+    failure(
+      409,
+      "Conflict",
+      `Operation cannot be fulfilled on ${kind} "${name}": the ${field} in the precondition (${wanted}) does not match the ${field} in record (${actual}). The object might have been modified`,
+      { name, kind },
+    ),
+  );
+}
+
 /** 422 Invalid for ListOptions (resourceVersionMatch and friends). */
 export function invalidListOptions(
   causes: { field: string; message: string; reason: string }[],

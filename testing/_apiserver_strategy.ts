@@ -63,6 +63,12 @@ export interface ResourceStrategy {
    * (the registry's `GetAttrs` / `SelectableFields`).
    */
   fields?: readonly string[];
+  /**
+   * The kind registers a field label conversion (pods, namespaces): exactly
+   * these fields are selectable, and another gives 400 "field label not
+   * supported: X".
+   */
+  fieldLabels?: readonly string[];
   /** Value of a selectable field that is unset (booleans select as "false"). */
   fieldDefaults?: Readonly<Record<string, string>>;
   /**
@@ -122,6 +128,11 @@ export interface ResourceStrategy {
    * differs from the stored one.
    */
   onRemove?(store: StoreAccess, entry: Entry, now: string): KubeObject | void;
+  /**
+   * Kind-specific finalizers that keep an object being deleted (a
+   * namespace's `spec.finalizers`), besides `metadata.finalizers`.
+   */
+  holdsDeletion?(obj: KubeObject): boolean;
   /** Whether DELETE answers with the object instead of a Status (pods, namespaces). */
   deleteReturnsObject?: boolean;
   /** Subresources besides none, keyed by name (`status`, `scale`, ...). */

@@ -14,9 +14,8 @@ import {
   ALL_VERBS,
   type ResourceStrategy,
   STATUS,
-  type StoreAccess,
+  type Subresource,
 } from "./_apiserver_strategy.ts";
-import type { Entry } from "./_apiserver_store.ts";
 
 const ALL = ["all"];
 
@@ -33,14 +32,47 @@ export const PODS: ResourceStrategy = {
     "status.nominatedNodeName",
   ],
   fieldDefaults: { "spec.hostNetwork": "false" },
+  fieldLabels: [
+    "metadata.name",
+    "metadata.namespace",
+    "spec.nodeName",
+    "spec.restartPolicy",
+    "spec.schedulerName",
+    "spec.serviceAccountName",
+    "spec.hostNetwork",
+    "status.phase",
+    "status.podIP",
+    "status.nominatedNodeName",
+  ],
   deleteReturnsObject: true,
   subresources: { status: STATUS },
   categories: ALL,
 };
 
+/** A namespace's `spec.finalizers`. */
+export function namespaceFinalizers(obj: KubeObject): string[] {
+  return (obj as unknown as { spec?: { finalizers?: string[] } }).spec
+    ?.finalizers ?? [];
+}
+
+/** namespaces/finalize: PUT sets `spec.finalizers` only. */
+const FINALIZE: Subresource = {
+  discovery: {},
+  verbs: ["update"],
+  update(old, body) {
+    const next = JSON.parse(JSON.stringify(old.obj));
+    const wanted = (body as { spec?: { finalizers?: string[] } })?.spec
+      ?.finalizers;
+    if (wanted?.length) next.spec = { ...next.spec, finalizers: wanted };
+    else if (next.spec) delete next.spec.finalizers;
+    return next;
+  },
+};
+
 /** core/v1 namespaces: the `kubernetes` finalizer, phase Active, the name label. */
 export const NAMESPACES: ResourceStrategy = {
   fields: ["status.phase"],
+  fieldLabels: ["metadata.name", "status.phase"],
   prepareForCreate(obj) {
     const name = obj.metadata.name!;
     const o = obj as unknown as {
@@ -54,23 +86,18 @@ export const NAMESPACES: ResourceStrategy = {
     o.spec = { finalizers: ["kubernetes"], ...o.spec };
     o.status = { phase: "Active", ...o.status };
   },
-  // Deleting a namespace takes its objects with it (what the namespace
-  // controller does in a cluster), and the last state shows Terminating.
-  onRemove(store: StoreAccess, entry: Entry, now: string): KubeObject {
-    const ns = entry.name;
-    for (const t of store.tables) {
-      if (!t.type.namespaced) continue;
-      for (const e of t.sorted().filter((x) => x.namespace === ns)) {
-        store.removeNow(t, e);
-      }
-    }
-    const last = JSON.parse(JSON.stringify(entry.obj));
-    last.metadata.deletionTimestamp = now;
-    last.status = { phase: "Terminating" };
-    return last;
+  // The namespace registry's own Delete: phase Terminating, held by
+  // `spec.finalizers` until the namespace controller (or a PUT of
+  // /finalize) empties them.
+  beforeDelete(obj) {
+    if (obj.metadata.deletionTimestamp) return;
+    const o = obj as unknown as { status?: { phase?: string } };
+    o.status = { ...o.status, phase: "Terminating" };
   },
+  holdsDeletion: (obj) => namespaceFinalizers(obj).length > 0,
+  ownDelete: true,
   deleteReturnsObject: true,
-  subresources: { status: STATUS },
+  subresources: { status: STATUS, finalize: FINALIZE },
   verbs: ALL_VERBS.filter((v) => v !== "deletecollection"),
 };
 

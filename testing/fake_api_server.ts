@@ -8,6 +8,7 @@
  * @module
  */
 
+import { startControllers } from "./_apiserver_controllers.ts";
 import { type Clock, realClock } from "../api/clock.ts";
 import type { KubeObject } from "../api/object.ts";
 import {
@@ -88,6 +89,18 @@ export interface FakeApiServerOptions {
    * as kube-apiserver.
    */
   tooLargeResourceVersionDelay?: number;
+  /**
+   * Whether the controllers of a cluster run beside the apiserver: the
+   * namespace controller (a deleted namespace's objects are deleted, then
+   * the namespace), the garbage collector (dependents of a deleted owner
+   * are deleted, or orphaned, per `propagationPolicy`) and the kubelet's
+   * part of graceful deletion (a pod marked with a grace period goes when
+   * it ends, on the server's clock). They act shortly after the write
+   * that calls for them. `false` is a bare kube-apiserver, as in the
+   * recorded transcripts: a namespace stays Terminating until its
+   * `/finalize`, finalizers stay until a client removes them. Default true.
+   */
+  controllers?: boolean;
 }
 
 const INITIAL_NAMESPACES = [
@@ -227,6 +240,9 @@ export class FakeApiServer implements AsyncDisposable {
       }
     }
     const closing = new AbortController();
+    if (opts.controllers ?? true) {
+      startControllers(cluster, clock, closing.signal);
+    }
     const watches = new Set<Watch>();
     const pauses = new Map<ReturnType<typeof setTimeout>, () => void>();
     const faults = new FakeApiServerFaults(() => watches);

@@ -6,7 +6,13 @@
 
 import assert from "node:assert/strict";
 import { FakeApiServer } from "./fake_api_server.ts";
-import { ConfigMaps, Deployments, Nodes, Pods } from "../api/resources.ts";
+import {
+  ConfigMaps,
+  Deployments,
+  Namespaces,
+  Nodes,
+  Pods,
+} from "../api/resources.ts";
 
 async function hasKubectl(): Promise<boolean> {
   try {
@@ -363,5 +369,24 @@ Deno.test({
       "jsonpath={.spec.size}",
     );
     assert.equal(short.stdout, "3");
+  },
+});
+
+Deno.test({
+  name:
+    "kubectl delete namespace: Terminating, its objects deleted, then gone (controllers on)",
+  ignore,
+  async fn() {
+    await using env = await setup();
+    const { server, kubectl } = env;
+    // (kubectl create namespace sends protobuf, which the fake does not speak.)
+    server.create(Namespaces, { metadata: { name: "team" } });
+    server.create(ConfigMaps, { metadata: { name: "c", namespace: "team" } });
+    // kubectl waits until the namespace is gone (--wait defaults to true).
+    const del = await kubectl("delete", "namespace", "team", "--timeout=20s");
+    assert.equal(del.code, 0, del.stderr);
+    assert.equal(del.stdout.trim(), 'namespace "team" deleted');
+    assert.equal(server.get(Namespaces, "", "team"), undefined);
+    assert.deepEqual(server.list(ConfigMaps, "team"), []);
   },
 });
