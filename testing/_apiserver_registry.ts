@@ -245,7 +245,16 @@ export class Cluster implements StoreAccess {
   update(
     table: Table,
     input: KubeObject,
-    opts: { namespace?: string; name?: string; statusOnly?: boolean } = {},
+    opts: {
+      namespace?: string;
+      name?: string;
+      statusOnly?: boolean;
+      /**
+       * Skip the kind's update validation: pods/binding setting
+       * `spec.nodeName`, and the direct state methods (controllers' writes).
+       */
+      unvalidated?: boolean;
+    } = {},
   ): Entry {
     const src = input;
     const meta: ObjectMeta = src.metadata ?? {};
@@ -298,10 +307,9 @@ export class Cluster implements StoreAccess {
       ? (o: unknown) => JSON.stringify(sortedKeys(o))
       : (o: unknown) => JSON.stringify(o);
     if (text(next) === text(prev)) return old;
-    table.strategy.validateUpdate?.(
-      next as unknown as KubeObject,
-      old.obj,
-    );
+    if (!opts.unvalidated) {
+      table.strategy.validateUpdate?.(next as unknown as KubeObject, old.obj);
+    }
     if (
       out.generation !== undefined &&
       !sameExceptMetaStatus(next, prev, text)
@@ -398,6 +406,9 @@ export class Cluster implements StoreAccess {
       obj.metadata.finalizers = [...rest, gc];
     }
     table.strategy.beforeDelete?.(obj, options, now);
+    if (table.strategy.gracefulDelete) {
+      return this.#gracefulDelete(table, old, obj, grace);
+    }
     if (
       obj.metadata.finalizers?.length || grace > 0 ||
       table.strategy.holdsDeletion?.(obj)
@@ -420,6 +431,37 @@ export class Cluster implements StoreAccess {
     }
     const last = table.strategy.onRemove?.(this, old, now) ?? old.obj;
     return this.#remove(table, old, last);
+  }
+
+  /**
+   * `rest.BeforeDelete` for a kind with graceful deletion (pods): the
+   * object is written with `deletionTimestamp` = now + grace and
+   * `deletionGracePeriodSeconds` (MODIFIED), then removed when the grace
+   * is 0 and no finalizer holds it (DELETED, that state at a new RV). A
+   * second DELETE may only shorten the grace period.
+   */
+  #gracefulDelete(
+    table: Table,
+    old: Entry,
+    obj: KubeObject,
+    grace: number,
+  ): DeleteResult {
+    const meta = old.obj.metadata;
+    if (
+      meta.deletionTimestamp && meta.deletionGracePeriodSeconds !== undefined &&
+      meta.deletionGracePeriodSeconds <= grace
+    ) return { entry: old, removed: false };
+    obj.metadata.deletionTimestamp = rfc3339(this.#clock.now() + grace * 1000);
+    obj.metadata.deletionGracePeriodSeconds = grace;
+    const rv = ++this.#rv;
+    obj.metadata.resourceVersion = String(rv);
+    const entry = this.#entry(table, old.namespace, old.name, rv, obj);
+    table.put(entry);
+    this.#record(table, "MODIFIED", entry, old);
+    if (grace > 0 || obj.metadata.finalizers?.length) {
+      return { entry, removed: false };
+    }
+    return this.#remove(table, entry, entry.obj);
   }
 
   /** Remove an object at once (no finalizers, no grace), recording DELETED. */

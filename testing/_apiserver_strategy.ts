@@ -133,6 +133,12 @@ export interface ResourceStrategy {
    * namespace's `spec.finalizers`), besides `metadata.finalizers`.
    */
   holdsDeletion?(obj: KubeObject): boolean;
+  /**
+   * Graceful deletion (`RESTGracefulDeleteStrategy`, pods): a DELETE
+   * writes `deletionTimestamp` (now + grace) and
+   * `deletionGracePeriodSeconds` before removing the object, even at 0.
+   */
+  gracefulDelete?: boolean;
   /** Whether DELETE answers with the object instead of a Status (pods, namespaces). */
   deleteReturnsObject?: boolean;
   /** Subresources besides none, keyed by name (`status`, `scale`, ...). */

@@ -10,6 +10,7 @@
 
 import type { KubeObject } from "../api/object.ts";
 import { SCALE } from "./_apiserver_scale.ts";
+import { PODS } from "./_apiserver_strategy_pods.ts";
 import {
   ALL_VERBS,
   type ResourceStrategy,
@@ -18,36 +19,6 @@ import {
 } from "./_apiserver_strategy.ts";
 
 const ALL = ["all"];
-
-/** core/v1 pods. */
-export const PODS: ResourceStrategy = {
-  fields: [
-    "spec.nodeName",
-    "spec.restartPolicy",
-    "spec.schedulerName",
-    "spec.serviceAccountName",
-    "spec.hostNetwork",
-    "status.phase",
-    "status.podIP",
-    "status.nominatedNodeName",
-  ],
-  fieldDefaults: { "spec.hostNetwork": "false" },
-  fieldLabels: [
-    "metadata.name",
-    "metadata.namespace",
-    "spec.nodeName",
-    "spec.restartPolicy",
-    "spec.schedulerName",
-    "spec.serviceAccountName",
-    "spec.hostNetwork",
-    "status.phase",
-    "status.podIP",
-    "status.nominatedNodeName",
-  ],
-  deleteReturnsObject: true,
-  subresources: { status: STATUS },
-  categories: ALL,
-};
 
 /** A namespace's `spec.finalizers`. */
 export function namespaceFinalizers(obj: KubeObject): string[] {

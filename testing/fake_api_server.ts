@@ -298,12 +298,17 @@ export class FakeApiServer implements AsyncDisposable {
    * Replace an object directly, as a PUT would. A set
    * `metadata.resourceVersion` must be the stored one; an update that
    * changes nothing returns the stored object unchanged (no event).
+   * Unlike a PUT, it skips the kind's update validation, as a controller
+   * with storage access would: a test or the demo may schedule a pod by
+   * setting `spec.nodeName` (over HTTP that is `pods/binding`).
    * @returns the stored object (frozen)
    * @throws {StatusError} 404 NotFound, 409 Conflict (stale resourceVersion)
    * @throws {TypeError} when the type is not served by this server
    */
   update<T extends KubeObject>(type: ResourceType<T>, obj: T): T {
-    return this.#cluster.update(this.#cluster.table(type), obj).obj as T;
+    return this.#cluster.update(this.#cluster.table(type), obj, {
+      unvalidated: true,
+    }).obj as T;
   }
 
   /**

@@ -56,16 +56,6 @@ const DEVIATIONS: Record<
   string,
   { message?: true; status?: string; skip?: string }
 > = {
-  "table-and-metadata/create pod p1 (unscheduled)": {
-    status: "pod defaulting (spec defaults, status) is issue 11 item 3",
-  },
-  "table-and-metadata/create pod p2 (spec.nodeName node-t)": {
-    status: "pod defaulting (spec defaults, status) is issue 11 item 3",
-  },
-  "table-and-metadata/list pods as Table": {
-    status:
-      "without pod status defaulting (item 3) STATUS reads Unknown, not Pending; the pod columns and cells are checked in fake_api_server_table_test.ts",
-  },
   "errors/extra: create with malformed JSON": { message: true },
   "list-shapes/invalid labelSelector 'app in ('": { message: true },
   "list-shapes/extra: continue token that is not a token": { message: true },
