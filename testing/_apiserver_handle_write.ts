@@ -9,6 +9,8 @@
 
 import type { KubeObject } from "../api/object.ts";
 import { checkDryRun } from "./_apiserver_delete_options.ts";
+import { serverSideApply } from "./_apiserver_apply.ts";
+import { parseYaml, YamlError } from "./_apiserver_yaml.ts";
 import {
   jsonResponse,
   ok,
@@ -25,11 +27,12 @@ import {
   PatchError,
   strategicMergePatch,
 } from "./_apiserver_patch.ts";
-import { keyOf } from "./_apiserver_registry.ts";
+import { keyOf, rfc3339 } from "./_apiserver_registry.ts";
 import {
   badRequest,
   failure,
   invalid,
+  invalidOptions,
   noSuchResource,
   notFound,
   statusError,
@@ -236,34 +239,46 @@ export async function patch(
       ),
     );
   }
-  const text = await req.text();
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch (err) {
-    throw badRequest(`error decoding patch: ${(err as Error).message}`);
+  const apply = contentType === "application/apply-patch+yaml";
+  const manager = q.get("fieldManager");
+  if (apply && !manager) {
+    throw invalidOptions("PatchOptions", "fieldManager", [
+      "Required value: is required for apply patch",
+    ]);
   }
+  if (!apply && q.has("force")) {
+    throw invalidOptions("PatchOptions", "force", [
+      "Forbidden: may not be specified for non-apply patch",
+    ]);
+  }
+  const body = parsePatch(contentType, await req.text());
   const { table } = r;
   const ns = table.type.namespaced ? r.namespace : "";
   const old = table.get(keyOf(ns, r.name!));
-  if (contentType === "application/apply-patch+yaml") {
-    if (!q.get("fieldManager")) {
-      throw statusError(
-        failure(400, "BadRequest", "PATCH apply requires fieldManager"),
-      );
+  if (apply && !sub) {
+    const obj = serverSideApply(old?.obj, body, {
+      manager: manager!,
+      force: q.get("force") === "true",
+      apiVersion: table.apiVersion,
+      name: r.name!,
+      now: rfc3339(ctx.clock.now()),
+    });
+    if (old) {
+      const e = ctx.cluster.update(table, obj, {
+        namespace: r.namespace,
+        name: r.name,
+      });
+      return jsonResponse(200, entryJson(e));
     }
-    if (!old && !sub) {
-      const obj = body as KubeObject;
-      checkNamespace(r, obj);
-      if (table.type.namespaced && !ctx.cluster.namespaceExists(r.namespace)) {
-        throw notFound("namespaces", r.namespace);
-      }
-      const e = ctx.cluster.create(table, {
-        ...obj,
-        metadata: { ...obj.metadata, name: r.name },
-      }, r.namespace);
-      return jsonResponse(201, entryJson(e));
+    checkNamespace(r, obj);
+    if (table.type.namespaced && !ctx.cluster.namespaceExists(r.namespace)) {
+      throw notFound("namespaces", r.namespace);
     }
+    const e = ctx.cluster.create(table, {
+      ...obj,
+      metadata: { ...obj.metadata, name: r.name },
+    }, r.namespace);
+    return jsonResponse(201, entryJson(e));
   }
   if (!old) throw notFound(table.type.resource, r.name!, table.type.group);
   if (sub && !(sub.view && sub.update)) throw noSuchResource();
@@ -307,4 +322,54 @@ export async function patch(
     statusOnly: sub?.statusOnly,
   });
   return jsonResponse(200, entryJson(e));
+}
+
+/**
+ * Decode a PATCH body as kube-apiserver does per patch type, with its
+ * error answers. @throws {StatusError} 400, 422
+ */
+function parsePatch(contentType: string, text: string): unknown {
+  if (contentType === "application/apply-patch+yaml") {
+    try {
+      return parseYaml(text);
+    } catch (err) {
+      if (!(err instanceof YamlError)) throw err;
+      throw badRequest(
+        `error decoding YAML: error converting YAML to JSON: ${err.message}`,
+      );
+    }
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch (err) {
+    if (contentType === "application/merge-patch+json") {
+      throw badRequest("Invalid JSON Patch");
+    }
+    if (contentType === "application/json-patch+json") {
+      throw badRequest("unexpected end of JSON input");
+    }
+    throw badRequest((err as Error).message);
+  }
+  if (contentType === "application/json-patch+json" && !Array.isArray(body)) {
+    const what = body === null
+      ? "null"
+      : typeof body === "object"
+      ? "object"
+      : typeof body;
+    throw badRequest(
+      `json: cannot unmarshal ${what} into Go value of type jsonpatch.Patch`,
+    );
+  }
+  if (contentType === "application/merge-patch+json" && Array.isArray(body)) {
+    const message = `Invalid value: "${
+      JSON.stringify(body)
+    }": couldn't get version/kind; json parse error: json: cannot unmarshal array into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`;
+    throw statusError(
+      failure(422, "Invalid", ` "" is invalid: patch: ${message}`, {
+        causes: [{ reason: "FieldValueInvalid", message, field: "patch" }],
+      }),
+    );
+  }
+  return body;
 }

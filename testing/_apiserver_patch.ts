@@ -97,9 +97,8 @@ function addAt(doc: Json, path: string, value: Json, replace: boolean): Json {
     if (replace) parent[i] = value;
     else parent.splice(i, 0, value);
   } else if (isObject(parent)) {
-    if (replace && !(last in parent)) {
-      throw new PatchError(`Cannot replace missing JSON patch path: "${path}"`);
-    }
+    // kube-apiserver's json-patch library lets `replace` add a missing
+    // key of an object (recorded: 200), unlike RFC 6902.
     parent[last] = value;
   } else {
     throw new PatchError(`Cannot apply JSON patch: no parent for "${path}"`);

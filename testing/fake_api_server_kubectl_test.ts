@@ -390,3 +390,52 @@ Deno.test({
     assert.deepEqual(server.list(ConfigMaps, "team"), []);
   },
 });
+
+Deno.test({
+  name:
+    "kubectl apply --server-side: field ownership, a conflict between managers, --force-conflicts",
+  ignore,
+  async fn() {
+    await using env = await setup();
+    const { server, kubectl, dir } = env;
+    const file = `${dir}/cm.yaml`;
+    await Deno.writeTextFile(file, MANIFEST("one"));
+    const first = await kubectl(
+      "apply",
+      "--server-side",
+      "--field-manager=alice",
+      "-f",
+      file,
+    );
+    assert.equal(first.code, 0, first.stderr);
+    assert.equal(first.stdout.trim(), "configmap/web serverside-applied");
+    await Deno.writeTextFile(file, MANIFEST("two"));
+    const clash = await kubectl(
+      "apply",
+      "--server-side",
+      "--field-manager=bob",
+      "-f",
+      file,
+    );
+    assert.equal(clash.code, 1);
+    assert.match(clash.stderr, /conflict with "alice": \.data\.key/);
+    assert.deepEqual(
+      (server.get(ConfigMaps, "default", "web") as { data?: unknown }).data,
+      { key: "one" },
+    );
+    const forced = await kubectl(
+      "apply",
+      "--server-side",
+      "--field-manager=bob",
+      "--force-conflicts",
+      "-f",
+      file,
+    );
+    assert.equal(forced.code, 0, forced.stderr);
+    const web = server.get(ConfigMaps, "default", "web")!;
+    assert.deepEqual((web as { data?: unknown }).data, { key: "two" });
+    const managers = (web.metadata.managedFields as { manager: string }[])
+      .map((m) => m.manager);
+    assert.ok(managers.includes("bob"), managers.join());
+  },
+});
