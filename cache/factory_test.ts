@@ -246,8 +246,10 @@ Deno.test("SharedInformerFactory over KubeClient and FakeApiServer follows creat
     metadata: { ...a.metadata, labels: { x: "1" } },
   });
   server.delete(Pods, "kube-system", "b");
-  await until(4);
-  assert.deepEqual(events.slice(2), ["update a", "delete"]);
+  // A pod's DELETE first writes its deletion fields (MODIFIED), then
+  // removes it, as kube-apiserver's graceful deletion does.
+  await until(5);
+  assert.deepEqual(events.slice(2), ["update a", "update b", "delete"]);
   assert.deepEqual(
     factory.lister(Pods).list().map((p) => p.metadata.labels),
     [{ x: "1" }],

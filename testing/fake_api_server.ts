@@ -312,9 +312,13 @@ export class FakeApiServer implements AsyncDisposable {
   }
 
   /**
-   * Delete an object directly, as a DELETE would (an object with finalizers
-   * only gets a deletionTimestamp; a namespace takes its objects with it).
+   * Delete an object directly, as a DELETE with `gracePeriodSeconds=0`
+   * would: an object with finalizers only gets a deletionTimestamp, a pod
+   * is written with its deletion fields (MODIFIED) and then removed, a
+   * namespace goes Terminating (with `controllers`, its objects are then
+   * deleted and so is it).
    * @param namespace `""` for cluster-scoped types
+   * @param options `gracePeriodSeconds` (default 0: no graceful deletion) and `propagationPolicy`
    * @returns the object as last stored (for a removed object, at the deletion's resourceVersion)
    * @throws {StatusError} 404 NotFound
    * @throws {TypeError} when the type is not served by this server
@@ -323,9 +327,12 @@ export class FakeApiServer implements AsyncDisposable {
     type: ResourceType<T>,
     namespace: string,
     name: string,
+    options: { gracePeriodSeconds?: number; propagationPolicy?: string } = {},
   ): T {
-    return this.#cluster.delete(this.#cluster.table(type), namespace, name)
-      .entry.obj as T;
+    return this.#cluster.delete(this.#cluster.table(type), namespace, name, {
+      gracePeriodSeconds: 0,
+      ...options,
+    }).entry.obj as T;
   }
 
   /**
