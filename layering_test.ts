@@ -33,7 +33,8 @@ const SKIP_DIRS = new Set([".git", "node_modules", "fixtures"]);
  * a ring of seven; kept visible here rather than hidden by a looser rule.
  */
 const KNOWN_CYCLES: readonly string[] = [
-  "cycle: testing/_apiserver_registry.ts -> testing/_apiserver_strategies.ts -> testing/_apiserver_strategy_apps.ts -> testing/_apiserver_scale.ts -> testing/_apiserver_store.ts -> testing/_apiserver_strategy.ts -> testing/_apiserver_strategy_core.ts -> testing/_apiserver_strategy_crd.ts -> testing/_apiserver_registry.ts",
+  "cycle: testing/_apiserver_registry.ts -> testing/_apiserver_strategies.ts -> testing/_apiserver_strategy_apps.ts -> testing/_apiserver_scale.ts -> testing/_apiserver_store.ts -> testing/_apiserver_strategy.ts -> testing/_apiserver_strategy_core.ts -> testing/_apiserver_strategy_pods.ts -> testing/_apiserver_strategy_crd.ts -> testing/_apiserver_registry.ts",
+  // (the same ring as before: the pods strategy moved out of _apiserver_strategy_core.ts and sits in it like core)
 ];
 
 /** The layer rule: for a folder, the top-level folders its code may import. */
