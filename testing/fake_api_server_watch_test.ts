@@ -98,9 +98,11 @@ Deno.test("FakeApiServer watch filters pods by spec.nodeName and status.phase", 
   );
   const e = await w.next();
   assert.equal(e?.object.metadata.name, "p1");
+  // (A pod created without a status is Pending, as on a real server.)
   server.create(Pods, {
     metadata: { name: "p4" },
     spec: { nodeName: "n1" },
+    status: { phase: "Running" },
   } as KubeObject);
   const e2 = await w.next();
   assert.equal(e2?.object.metadata.name, "p4");
