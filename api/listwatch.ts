@@ -82,6 +82,53 @@ export type WatchEvent<T> =
   | { type: "ERROR"; object: Status };
 
 /**
+ * An iterator of watch events that can also hand over, in one call, all the
+ * events decoded from one chunk of the stream (the iterator `decodeWatch`
+ * and so `KubeClient.watch` return has it). The Reflector uses it when
+ * present, so a chunk costs one promise instead of one per event; any other
+ * consumer iterates events one by one as usual. A wrapper that re-yields
+ * events should forward it (see {@link hasNextBatch}) or the gain is lost.
+ *
+ * `nextBatch()` resolves the events not yet taken, in stream order: the rest
+ * of the current chunk, else the next chunk's (never an empty array); it ends
+ * and fails where `next()` would, after the events before the failure.
+ * Calls must not overlap with each other or with `next()`.
+ *
+ * @typeParam T the object type of the events
+ */
+export interface BatchWatchIterator<T> extends AsyncIterator<WatchEvent<T>> {
+  /** The events not yet taken up to the end of the current decoded chunk (at least one), or done. */
+  nextBatch(): Promise<IteratorResult<WatchEvent<T>[], void>>;
+}
+
+/**
+ * Whether an iterator of watch events has {@link BatchWatchIterator}'s
+ * `nextBatch` (a structural test: cache/ cannot import the decoder).
+ *
+ * @example
+ * ```ts
+ * import { hasNextBatch } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ * const plain = (async function* () {})();
+ * assert.equal(hasNextBatch(plain), false);
+ * const batched = Object.assign(plain, {
+ *   nextBatch: () => Promise.resolve({ done: true as const, value: undefined }),
+ * });
+ * assert.equal(hasNextBatch(batched), true);
+ * ```
+ *
+ * @typeParam T the object type of the events
+ * @param it an iterator of watch events
+ * @returns true when `it.nextBatch` is a function
+ */
+export function hasNextBatch<T>(
+  it: AsyncIterator<WatchEvent<T>>,
+): it is BatchWatchIterator<T> {
+  return typeof (it as Partial<BatchWatchIterator<T>>).nextBatch ===
+    "function";
+}
+
+/**
  * Lists and watches one kind of object (client-go `cache.ListerWatcher`).
  * Both calls make one attempt and throw on failure (typically a
  * `StatusError`); retrying is the Reflector's job.

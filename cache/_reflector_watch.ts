@@ -45,6 +45,8 @@ export interface OpenWatch<T> {
   lastActivity: number;
   /** Set when the watchdog abandoned the watch. */
   stalled: boolean;
+  /** Events of a taken batch not applied yet (after a watch-list's end bookmark). */
+  rest?: WatchEvent<T>[];
 }
 
 /** Open a watch with bookmarks and a timeout jittered over [5, 10) min, as client-go does. */

@@ -53,7 +53,11 @@ import {
   WATCHDOG_MARGIN_MS,
 } from "./_reflector_watch.ts";
 import { type Clock, realClock } from "../api/clock.ts";
-import type { ListerWatcher, WatchEvent } from "../api/listwatch.ts";
+import {
+  hasNextBatch,
+  type ListerWatcher,
+  type WatchEvent,
+} from "../api/listwatch.ts";
 import type { KubeObject } from "../api/object.ts";
 
 import type {
@@ -84,6 +88,16 @@ interface RVTarget {
   rv: string;
   /** Initial ADDEDs of a watch from "" / "0" do not move `rv` (client-go `propagateRVFromStart`). */
   holdRV: boolean;
+}
+
+/** What one pass over a watch carries from event to event. */
+interface ConsumeContext<T extends KubeObject> {
+  store: ReflectorStore<T>;
+  target: RVTarget;
+  expected: ExpectedType | undefined;
+  stopAtInitialEnd: boolean;
+  /** Events applied so far (an ERROR event not counted). */
+  events: number;
 }
 
 /** How one pass over a watch ended. */
@@ -602,63 +616,114 @@ export class Reflector<T extends KubeObject = KubeObject>
     const confirm = opts.confirmRecovery
       ? this.#confirmRecovery(done.signal)
       : undefined;
-    using source = new AbortableNext(w.iterator, stop);
-    const expected = this.#expected;
-    let events = 0;
+    const c: ConsumeContext<T> = {
+      store,
+      target,
+      expected: this.#expected,
+      stopAtInitialEnd: opts.stopAtInitialEnd === true,
+      events: 0,
+    };
+    const it = w.iterator;
+    // A decoder that hands over a whole chunk costs one promise per chunk
+    // instead of one per event; its events are applied synchronously with
+    // the same per-event rules (#step).
+    using batches = hasNextBatch(it)
+      ? new AbortableNext({ next: () => it.nextBatch() }, stop)
+      : undefined;
+    using single = batches ? undefined : new AbortableNext(it, stop);
+    // Events a watch-list's pass left after its end bookmark come first.
+    let evs = w.rest;
+    w.rest = undefined;
     try {
       for (;;) {
-        let r: IteratorResult<WatchEvent<T>> | undefined;
-        try {
-          r = await source.next();
-        } catch (error) {
-          if (stop.aborted) r = undefined;
-          else return { end: "broken", events, error };
+        if (evs === undefined) {
+          let r: IteratorResult<WatchEvent<T> | WatchEvent<T>[]> | undefined;
+          try {
+            r = await (batches ?? single!).next();
+          } catch (error) {
+            if (stop.aborted) r = undefined;
+            else return { end: "broken", events: c.events, error };
+          }
+          if (r === undefined) {
+            return { end: w.stalled ? "stalled" : "clean", events: c.events };
+          }
+          if (r.done) return { end: "clean", events: c.events };
+          if (single !== undefined) {
+            w.lastActivity = this.#lastEventAt = this.#clock.now();
+            const out = this.#step(r.value as WatchEvent<T>, c);
+            if (out !== undefined) return out;
+            continue;
+          }
+          evs = r.value as WatchEvent<T>[];
         }
-        if (r === undefined) {
-          return { end: w.stalled ? "stalled" : "clean", events };
+        if (evs.length > 0) {
+          w.lastActivity = this.#lastEventAt = this.#clock.now();
         }
-        if (r.done) return { end: "clean", events };
-        // Per-event work: keep it to field writes (no closure, no promise).
-        // A batch hook (several events per store call) would go here.
-        const ev = r.value;
-        w.lastActivity = this.#lastEventAt = this.#clock.now();
-        if (ev.type === "ERROR") {
-          return {
-            end: "error",
-            events,
-            error: StatusError.fromStatus(ev.object),
-          };
+        for (let i = 0; i < evs.length; i++) {
+          // A store or error handler may abort synchronously: stop where
+          // the per-event path's next() would, keeping the rest.
+          if (stop.aborted) {
+            w.rest = evs.slice(i);
+            return { end: w.stalled ? "stalled" : "clean", events: c.events };
+          }
+          const out = this.#step(evs[i], c);
+          if (out !== undefined) {
+            // The watch-list's watch goes on: its next pass starts here.
+            if (out.end === "initialEnd" && i + 1 < evs.length) {
+              w.rest = evs.slice(i + 1);
+            }
+            return out;
+          }
         }
-        events++;
-        if (this.#status.failing) this.#status.recovered(false);
-        const obj = ev.object;
-        if (
-          expected !== undefined && ev.type !== "BOOKMARK" &&
-          !isExpectedType(obj, expected)
-        ) {
-          this.#status.skip(
-            obj,
-            ev.type,
-            `${expected.apiVersion} ${expected.kind}`,
-          );
-          continue;
-        }
-        this.#apply(store, ev);
-        if (ev.type !== "ADDED") target.holdRV = false;
-        const rv = obj?.metadata?.resourceVersion;
-        if (rv && !target.holdRV) target.rv = rv;
-        if (
-          opts.stopAtInitialEnd && ev.type === "BOOKMARK" &&
-          obj.metadata?.annotations?.[INITIAL_EVENTS_END] === "true"
-        ) {
-          return { end: "initialEnd", events };
-        }
+        evs = undefined;
       }
     } finally {
       done.abort();
       await dog;
       await confirm;
     }
+  }
+
+  /**
+   * One watch event (client-go `handleAnyWatch`'s loop body): the outcome
+   * that ends the pass, or undefined to go on. Per-event work stays field
+   * writes: no closure, no promise.
+   */
+  #step(ev: WatchEvent<T>, c: ConsumeContext<T>): WatchOutcome | undefined {
+    if (ev.type === "ERROR") {
+      return {
+        end: "error",
+        events: c.events,
+        error: StatusError.fromStatus(ev.object),
+      };
+    }
+    c.events++;
+    if (this.#status.failing) this.#status.recovered(false);
+    const obj = ev.object;
+    const expected = c.expected;
+    if (
+      expected !== undefined && ev.type !== "BOOKMARK" &&
+      !isExpectedType(obj, expected)
+    ) {
+      this.#status.skip(
+        obj,
+        ev.type,
+        `${expected.apiVersion} ${expected.kind}`,
+      );
+      return undefined;
+    }
+    this.#apply(c.store, ev);
+    const target = c.target;
+    if (ev.type !== "ADDED") target.holdRV = false;
+    const rv = obj?.metadata?.resourceVersion;
+    if (rv && !target.holdRV) target.rv = rv;
+    if (
+      c.stopAtInitialEnd && ev.type === "BOOKMARK" &&
+      obj.metadata?.annotations?.[INITIAL_EVENTS_END] === "true"
+    ) {
+      return { end: "initialEnd", events: c.events };
+    }
+    return undefined;
   }
 
   #apply(store: ReflectorStore<T>, ev: WatchEvent<T>): void {

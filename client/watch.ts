@@ -6,7 +6,11 @@
  * @module
  */
 
-import type { WatchEvent, WatchEventType } from "../api/listwatch.ts";
+import type {
+  BatchWatchIterator,
+  WatchEvent,
+  WatchEventType,
+} from "../api/listwatch.ts";
 import type { KubeObject } from "../api/object.ts";
 import { LineBuffer } from "./_line_buffer.ts";
 
@@ -150,10 +154,92 @@ function parseEvent<T>(line: string, lineNo: number): WatchEvent<T> {
  * assert.deepEqual(types, ["ADDED", "DELETED"]);
  * ```
  */
-export async function* decodeWatch<T extends KubeObject = KubeObject>(
+export function decodeWatch<T extends KubeObject = KubeObject>(
   body: ReadableStream<Uint8Array>,
   opts: DecodeWatchOptions = {},
-): AsyncGenerator<WatchEvent<T>, void, undefined> {
+): AsyncGenerator<WatchEvent<T>, void, undefined> & BatchWatchIterator<T> {
+  return new DecodedWatch(decodeChunks<T>(body, opts));
+}
+
+/**
+ * The events of one decoded chunk at a time: next() hands them out one by
+ * one, nextBatch() all that are left of the chunk at once (one promise per
+ * chunk for the Reflector instead of one per event).
+ */
+class DecodedWatch<T>
+  implements AsyncGenerator<WatchEvent<T>, void, undefined> {
+  #chunks: AsyncGenerator<WatchEvent<T>[], void, undefined>;
+  #buf: WatchEvent<T>[] = [];
+  #i = 0;
+  /** A refill in flight: overlapping next() calls wait for it, as a generator's queue would. */
+  #busy: Promise<unknown> | undefined;
+
+  constructor(chunks: AsyncGenerator<WatchEvent<T>[], void, undefined>) {
+    this.#chunks = chunks;
+  }
+
+  next(): Promise<IteratorResult<WatchEvent<T>, void>> {
+    if (this.#busy !== undefined) {
+      const again = () => this.next();
+      return this.#busy.then(again, again);
+    }
+    if (this.#i < this.#buf.length) {
+      return Promise.resolve({ done: false, value: this.#buf[this.#i++] });
+    }
+    const p = this.#refill();
+    this.#busy = p;
+    return p;
+  }
+
+  async #refill(): Promise<IteratorResult<WatchEvent<T>, void>> {
+    try {
+      const r = await this.#chunks.next();
+      if (r.done) return r;
+      this.#buf = r.value;
+      this.#i = 1;
+      return { done: false, value: r.value[0] };
+    } finally {
+      this.#busy = undefined;
+    }
+  }
+
+  nextBatch(): Promise<IteratorResult<WatchEvent<T>[], void>> {
+    if (this.#i < this.#buf.length) {
+      const rest = this.#i === 0 ? this.#buf : this.#buf.slice(this.#i);
+      this.#buf = [];
+      this.#i = 0;
+      return Promise.resolve({ done: false, value: rest });
+    }
+    return this.#chunks.next();
+  }
+
+  async return(): Promise<IteratorResult<WatchEvent<T>, void>> {
+    this.#buf = [];
+    this.#i = 0;
+    await this.#chunks.return(undefined);
+    return { done: true, value: undefined };
+  }
+
+  throw(err: unknown): Promise<IteratorResult<WatchEvent<T>, void>> {
+    this.#buf = [];
+    this.#i = 0;
+    return this.#chunks.throw(err) as Promise<IteratorReturnResult<void>>;
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.return();
+  }
+}
+
+/** The decoder proper: yields each chunk's events as one non-empty array. */
+async function* decodeChunks<T extends KubeObject>(
+  body: ReadableStream<Uint8Array>,
+  opts: DecodeWatchOptions,
+): AsyncGenerator<WatchEvent<T>[], void, undefined> {
   const { signal, onClose, typeMeta } = opts;
   if (signal?.aborted) {
     onClose?.();
@@ -225,13 +311,15 @@ export async function* decodeWatch<T extends KubeObject = KubeObject>(
           failure = salvage(carry, chunk.value, lines, onLine) ?? err;
         }
       }
-      const batch = events;
-      events = [];
-      for (const ev of batch) yield ev;
+      if (events.length > 0) {
+        const batch = events;
+        events = [];
+        yield batch;
+      }
       if (failure !== undefined) throw failure;
     }
     lines.push(decodeChunk(decoder, undefined, lineNo), onLine);
-    for (const ev of events) yield ev;
+    if (events.length > 0) yield events;
     const tail = lines.takeTail();
     if (tail.trim() !== "") {
       throw new WatchDecodeError(
