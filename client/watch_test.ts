@@ -390,3 +390,47 @@ Deno.test("decodeWatch() calls onClose once however the iteration ends", async (
     assert.equal(closed, 2);
   });
 });
+
+Deno.test("decodeWatch's nextBatch() hands over a chunk's events at once, the rest after next(), then fails after the events before a malformed line", async () => {
+  const { body, state } = scripted([
+    enc.encode(line("ADDED", "a") + line("ADDED", "b") + line("ADDED", "c")),
+    enc.encode(line("DELETED", "a") + '{"type":"ADD'),
+    enc.encode('ED","object":{"metadata":{"name":"d"}}}\n' + "{oops\n"),
+  ]);
+  const it = decodeWatch(body);
+  const first = await it.next();
+  assert.equal(first.done, false);
+  assert.deepEqual(names([first.value as WatchEvent<KubeObject>]), ["ADDED:a"]);
+  const rest = await it.nextBatch();
+  assert.deepEqual(names(rest.value as WatchEvent<KubeObject>[]), [
+    "ADDED:b",
+    "ADDED:c",
+  ]);
+  const second = await it.nextBatch();
+  assert.deepEqual(names(second.value as WatchEvent<KubeObject>[]), [
+    "DELETED:a",
+  ]);
+  const third = await it.nextBatch();
+  assert.deepEqual(names(third.value as WatchEvent<KubeObject>[]), ["ADDED:d"]);
+  await assert.rejects(
+    it.nextBatch(),
+    (e) => e instanceof WatchDecodeError && e.kind === "Malformed",
+  );
+  assert.deepEqual(await it.nextBatch(), { done: true, value: undefined });
+  assert.equal(state.cancelled, true);
+});
+
+Deno.test("decodeWatch's overlapping next() calls get the events in order, as a generator's would", async () => {
+  const { body } = scripted([
+    enc.encode(line("ADDED", "a") + line("ADDED", "b")),
+    enc.encode(line("ADDED", "c")),
+  ]);
+  const it = decodeWatch(body);
+  const rs = await Promise.all([it.next(), it.next(), it.next(), it.next()]);
+  assert.deepEqual(rs.map((r) => r.done ? "done" : names([r.value])[0]), [
+    "ADDED:a",
+    "ADDED:b",
+    "ADDED:c",
+    "done",
+  ]);
+});
