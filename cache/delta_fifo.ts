@@ -212,6 +212,17 @@ export class DeltaFIFO<T> implements Queue<T, Deltas<T>> {
   #pops = new Serial();
   /** Whether the last `process` asked for its key to be requeued. */
   #requeued = false;
+  /** What #process hands processOrRequeue, reused for every key. */
+  #processOpts = {
+    key: "",
+    deltas: [] as Deltas<T>,
+    isInInitialList: false,
+    requeue: () => {
+      const opts = this.#processOpts;
+      this.#requeued = true;
+      this.#addIfNotPresent(opts.key, opts.deltas);
+    },
+  };
   /** The key an async process is applying, and whether a replace left it out. */
   #inFlight: { key: string; unlisted: boolean } | undefined;
 
@@ -562,15 +573,16 @@ export class DeltaFIFO<T> implements Queue<T, Deltas<T>> {
     process: PopProcessFunc<Deltas<T>>,
   ): Promise<void> | undefined {
     this.#requeued = false;
+    // One options object for every key (no closure per pop): pops are
+    // serial, so the key it requeues is this one even when `process` fails
+    // asynchronously.
+    const opts = this.#processOpts;
+    opts.key = key;
+    opts.deltas = deltas;
+    opts.isInInitialList = !this.hasSynced();
     let pending: Promise<void> | undefined;
     try {
-      pending = processOrRequeue(process, deltas, {
-        isInInitialList: !this.hasSynced(),
-        requeue: () => {
-          this.#requeued = true;
-          this.#addIfNotPresent(key, deltas);
-        },
-      });
+      pending = processOrRequeue(process, deltas, opts);
     } finally {
       if (pending === undefined) this.#countDown();
     }
