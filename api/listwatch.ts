@@ -316,14 +316,90 @@ function filteredListWatch<T extends KubeObject>(
   };
 }
 
-/** The events of `events`, with `transform` applied to each object (not to a BOOKMARK or ERROR). */
-async function* transformEvents<T extends KubeObject>(
+/**
+ * The events of `events`, with `transform` applied to each object (not to a
+ * BOOKMARK or ERROR). A `nextBatch` of the source is forwarded (the
+ * Reflector's one promise per chunk); either way a throwing `transform`
+ * ends the iteration after the events before it, closing the source.
+ */
+function transformEvents<T extends KubeObject>(
   events: AsyncIterable<WatchEvent<T>>,
   transform: (obj: T) => T,
-): AsyncGenerator<WatchEvent<T>> {
-  for await (const ev of events) {
-    if (ev.type === "ERROR" || ev.type === "BOOKMARK") yield ev;
-    else yield { type: ev.type, object: transform(ev.object) };
+): AsyncIterable<WatchEvent<T>> {
+  const it = new TransformedWatch(events[Symbol.asyncIterator](), transform);
+  if (hasNextBatch(it.source)) return it;
+  // Without a batch source, offer no nextBatch either.
+  const plain: AsyncIterableIterator<WatchEvent<T>> = {
+    next: () => it.next(),
+    return: () => it.return(),
+    [Symbol.asyncIterator]: () => plain,
+  };
+  return plain;
+}
+
+class TransformedWatch<T extends KubeObject>
+  implements AsyncIterableIterator<WatchEvent<T>> {
+  /** A transform's error, thrown once the events before it are out. */
+  #failure: { error: unknown } | undefined;
+  #done = false;
+
+  constructor(
+    readonly source: AsyncIterator<WatchEvent<T>>,
+    readonly transform: (obj: T) => T,
+  ) {}
+
+  #map(ev: WatchEvent<T>): WatchEvent<T> {
+    if (ev.type === "ERROR" || ev.type === "BOOKMARK") return ev;
+    return { type: ev.type, object: this.transform(ev.object) };
+  }
+
+  async #fail(error: unknown): Promise<never> {
+    this.#done = true;
+    this.#failure = undefined;
+    await this.source.return?.();
+    throw error;
+  }
+
+  async next(): Promise<IteratorResult<WatchEvent<T>>> {
+    if (this.#done) return { done: true, value: undefined };
+    const r = await this.source.next();
+    if (r.done) return r;
+    let value;
+    try {
+      value = this.#map(r.value);
+    } catch (error) {
+      return this.#fail(error);
+    }
+    return { done: false, value };
+  }
+
+  async nextBatch(): Promise<IteratorResult<WatchEvent<T>[], void>> {
+    if (this.#failure) return this.#fail(this.#failure.error);
+    if (this.#done) return { done: true, value: undefined };
+    const r = await (this.source as BatchWatchIterator<T>).nextBatch();
+    if (r.done) return r;
+    const out: WatchEvent<T>[] = [];
+    for (const ev of r.value) {
+      try {
+        out.push(this.#map(ev));
+      } catch (error) {
+        if (out.length === 0) return this.#fail(error);
+        this.#failure = { error };
+        break;
+      }
+    }
+    return { done: false, value: out };
+  }
+
+  async return(): Promise<IteratorResult<WatchEvent<T>>> {
+    this.#done = true;
+    this.#failure = undefined;
+    await this.source.return?.();
+    return { done: true, value: undefined };
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
   }
 }
 

@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
 import {
+  type BatchWatchIterator,
+  hasNextBatch,
   listWatch,
   METADATA_LIST_ACCEPT,
   METADATA_WATCH_ACCEPT,
@@ -223,5 +225,70 @@ Deno.test("KubeClient.list() applies mapItem to every item it decodes", async ()
     );
   } finally {
     await server.shutdown();
+  }
+});
+
+Deno.test("listWatch() with a transform forwards the source's nextBatch; a throwing transform ends it after the events before it and closes the source", async () => {
+  const batches = [
+    [meta("a", "1"), meta("b", "2"), meta("c", "3")],
+    [meta("d", "4")],
+  ];
+  let returned = 0;
+  const source = (batched: boolean) => {
+    let i = 0;
+    const it: AsyncIterator<WatchEvent<KubeObject>> & {
+      nextBatch?: () => Promise<IteratorResult<WatchEvent<KubeObject>[]>>;
+    } = {
+      next: () => Promise.reject(new Error("next() not expected")),
+      return: () => {
+        returned++;
+        return Promise.resolve({ done: true, value: undefined });
+      },
+    };
+    if (batched) {
+      it.nextBatch = () =>
+        Promise.resolve(
+          i < batches.length
+            ? {
+              done: false,
+              value: batches[i++].map((object) => ({
+                type: "ADDED" as const,
+                object,
+              })),
+            }
+            : { done: true, value: undefined },
+        );
+    }
+    return { [Symbol.asyncIterator]: () => it };
+  };
+  for (const batched of [true, false]) {
+    const client: ResourceClient = {
+      list: () => Promise.reject(new Error("no list")),
+      watch: <T extends KubeObject>() =>
+        Promise.resolve(
+          source(batched) as AsyncIterable<WatchEvent<T>>,
+        ),
+    };
+    const lw = listWatch(client, Pods, {
+      transform: (o) => {
+        if (o.metadata.name === "c") throw new Error("bad c");
+        return { ...o, metadata: { name: `t-${o.metadata.name}` } };
+      },
+    });
+    const it = (await lw.watch({}))[Symbol.asyncIterator]();
+    assert.equal(hasNextBatch(it), batched);
+    if (!batched) continue;
+    const b = it as BatchWatchIterator<KubeObject>;
+    const first = await b.nextBatch();
+    assert.deepEqual(
+      (first.value as WatchEvent<KubeObject>[]).map((e) =>
+        (e.object as KubeObject).metadata.name
+      ),
+      ["t-a", "t-b"],
+    );
+    assert.equal(returned, 0);
+    await assert.rejects(b.nextBatch(), /bad c/);
+    assert.equal(returned, 1);
+    assert.deepEqual(await b.nextBatch(), { done: true, value: undefined });
   }
 });
