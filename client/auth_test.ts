@@ -10,19 +10,12 @@ import {
 } from "./auth.ts";
 import { type ExecConfig, KubeConfig } from "./config.ts";
 import { isUnauthorized } from "../api/errors.ts";
+import { makePki, rejection } from "./_test_util.ts";
 import { KubeClient } from "./rest.ts";
 import { ConfigMaps } from "../api/resources.ts";
+import { readTextUntil } from "../testing/read_text.ts";
 
 const T0 = Date.parse("2030-01-01T00:00:00Z");
-
-async function rejection(p: Promise<unknown>): Promise<unknown> {
-  try {
-    await p;
-  } catch (err) {
-    return err;
-  }
-  assert.fail("expected a rejection");
-}
 
 /** A temp dir holding a shell-script exec plugin that prints cred.json and counts its runs. */
 async function plugin(apiVersion = "client.authentication.k8s.io/v1") {
@@ -351,105 +344,6 @@ Deno.test("newAuthenticator() picks token, basic auth or nothing from the config
 
 // ---- TLS ----
 
-async function openssl(cwd: string, ...args: string[]): Promise<void> {
-  const out = await new Deno.Command("openssl", {
-    args,
-    cwd,
-    stdout: "null",
-    stderr: "piped",
-  })
-    .output();
-  if (!out.success) {
-    throw new Error(
-      `openssl ${args[0]} failed: ${new TextDecoder().decode(out.stderr)}`,
-    );
-  }
-}
-
-/** A CA, a server certificate for 127.0.0.1 and a client certificate, made with openssl. */
-async function makePki() {
-  const dir = await Deno.makeTempDir({ prefix: "kubecache-tls-" });
-  const ec = [
-    "-newkey",
-    "ec",
-    "-pkeyopt",
-    "ec_paramgen_curve:prime256v1",
-    "-nodes",
-  ];
-  await openssl(
-    dir,
-    "req",
-    "-x509",
-    ...ec,
-    "-keyout",
-    "ca.key",
-    "-out",
-    "ca.crt",
-    "-days",
-    "1",
-    "-subj",
-    "/CN=kubecache-test-ca",
-    "-addext",
-    "basicConstraints=critical,CA:TRUE",
-    "-addext",
-    "keyUsage=critical,keyCertSign,cRLSign",
-  );
-  const issue = async (name: string, subj: string, ext: string) => {
-    await Deno.writeTextFile(`${dir}/${name}.ext`, ext);
-    await openssl(
-      dir,
-      "req",
-      ...ec,
-      "-keyout",
-      `${name}.key`,
-      "-out",
-      `${name}.csr`,
-      "-subj",
-      subj,
-    );
-    await openssl(
-      dir,
-      "x509",
-      "-req",
-      "-in",
-      `${name}.csr`,
-      "-CA",
-      "ca.crt",
-      "-CAkey",
-      "ca.key",
-      "-CAcreateserial",
-      "-out",
-      `${name}.crt`,
-      "-days",
-      "1",
-      "-extfile",
-      `${name}.ext`,
-    );
-  };
-  await issue(
-    "server",
-    "/CN=127.0.0.1",
-    "subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=serverAuth\n",
-  );
-  await issue(
-    "client",
-    "/O=system:masters/CN=kubecache-user",
-    "basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=clientAuth\n",
-  );
-  const read = (f: string) => Deno.readTextFileSync(`${dir}/${f}`);
-  return {
-    dir,
-    ca: read("ca.crt"),
-    serverCert: read("server.crt"),
-    serverKey: read("server.key"),
-    clientCert: read("client.crt"),
-    clientKey: read("client.key"),
-    async [Symbol.asyncDispose]() {
-      await Deno.remove(dir, { recursive: true });
-    },
-  };
-}
-
 Deno.test("KubeClient verifies the server with the configured CA", async () => {
   await using pki = await makePki();
   await using server = await FakeApiServer.start({
@@ -518,12 +412,8 @@ async function mtlsServer(
   }).spawn();
   // s_server prints ACCEPT once it listens.
   const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let seen = "";
-  while (!seen.includes("ACCEPT")) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error("openssl s_server exited before listening");
-    seen += value;
-  }
+  const { ended } = await readTextUntil(reader, (t) => t.includes("ACCEPT"));
+  if (ended) throw new Error("openssl s_server exited before listening");
   return {
     url: `https://127.0.0.1:${port}`,
     async [Symbol.asyncDispose]() {

@@ -21,6 +21,7 @@ import {
   StatusError,
 } from "../api/errors.ts";
 import { KubeClient, RequestTimeoutError } from "./rest.ts";
+import { rejection } from "./_test_util.ts";
 import {
   ConfigMaps,
   Deployments,
@@ -70,15 +71,6 @@ async function setup(opts: Parameters<typeof FakeApiServer.start>[0] = {}) {
       await server.close();
     },
   };
-}
-
-async function rejection(p: Promise<unknown>): Promise<unknown> {
-  try {
-    await p;
-  } catch (err) {
-    return err;
-  }
-  assert.fail("expected a rejection");
 }
 
 // ---- StatusError and predicates ----

@@ -10,6 +10,7 @@ import { FakeApiServer } from "../testing/fake_api_server.ts";
 import { KubeConfig } from "./config.ts";
 import { KubeClient } from "./rest.ts";
 import { ConfigMaps } from "../api/resources.ts";
+import { makePki } from "./_test_util.ts";
 
 /** A port nothing listens on: a direct connection to it is refused. */
 function deadPort(): number {
@@ -165,7 +166,7 @@ Deno.test("KubeClient sends requests through an http proxy-url, with basic auth 
 });
 
 Deno.test("KubeClient tunnels https through an http proxy-url with CONNECT", async () => {
-  const pki = await makePki();
+  await using pki = await makePki();
   await using server = await FakeApiServer.start({
     tls: { cert: pki.serverCert, key: pki.serverKey },
   });
@@ -195,7 +196,7 @@ Deno.test("KubeClient goes through a socks5 proxy-url, which resolves the host n
 });
 
 Deno.test("KubeClient names insecure-skip-tls-verify and the Deno flag when the certificate is not trusted", async () => {
-  const pki = await makePki();
+  await using pki = await makePki();
   await using server = await FakeApiServer.start({
     tls: { cert: pki.serverCert, key: pki.serverKey },
   });
@@ -234,53 +235,3 @@ Deno.test("KubeClient names insecure-skip-tls-verify and the Deno flag when the 
     });
   }
 });
-
-// ---- certificates ----
-
-async function openssl(cwd: string, ...args: string[]): Promise<void> {
-  const out = await new Deno.Command("openssl", {
-    args,
-    cwd,
-    stdout: "null",
-    stderr: "piped",
-  }).output();
-  if (!out.success) {
-    throw new Error(
-      `openssl ${args[0]} failed: ${new TextDecoder().decode(out.stderr)}`,
-    );
-  }
-}
-
-/** A CA and a server certificate for 127.0.0.1 and localhost, made with openssl. */
-async function makePki() {
-  const dir = await Deno.makeTempDir({ prefix: "kubecache-transport-" });
-  try {
-    await openssl(
-      dir,
-      ..."req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.crt -days 1 -subj /CN=test-ca"
-        .split(" "),
-    );
-    await Deno.writeTextFile(
-      `${dir}/server.ext`,
-      "subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n",
-    );
-    await openssl(
-      dir,
-      ..."req -newkey rsa:2048 -nodes -keyout server.key -out server.csr -subj /CN=localhost"
-        .split(" "),
-    );
-    await openssl(
-      dir,
-      ..."x509 -req -in server.csr -CA ca.crt -CAkey ca.key -CAcreateserial -out server.crt -days 1 -extfile server.ext"
-        .split(" "),
-    );
-    const read = (f: string) => Deno.readTextFile(`${dir}/${f}`);
-    return {
-      ca: await read("ca.crt"),
-      serverCert: await read("server.crt"),
-      serverKey: await read("server.key"),
-    };
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-}
