@@ -5,6 +5,8 @@ import { ConfigMaps, Deployments, Pods } from "./api/resources.ts";
 import { makePod, Rng, running, scheduled } from "./testing/demo_objects.ts";
 import type { KubeObject } from "./api/object.ts";
 import { FakeClock } from "./testing/fake_clock.ts";
+import { readTextUntil } from "./testing/read_text.ts";
+import { kubeconfigFile } from "./_cli/_test_util.ts";
 
 const NOW = Date.UTC(2025, 5, 1, 12, 0, 0);
 
@@ -31,34 +33,6 @@ class Output {
     if (this.lines.some((l) => re.test(l))) return Promise.resolve();
     return new Promise((resolve) => this.#waiters.push({ re, resolve }));
   }
-}
-
-async function kubeconfig(
-  server: string,
-  user: { name: string; token?: string },
-  namespace?: string,
-): Promise<string> {
-  const path = await Deno.makeTempFile({ suffix: ".yaml" });
-  await Deno.writeTextFile(
-    path,
-    `apiVersion: v1
-kind: Config
-clusters:
-- name: fake
-  cluster:
-    server: ${server}
-users:
-- name: ${user.name}
-  user: ${user.token ? `{ token: ${user.token} }` : "{}"}
-contexts:
-- name: fake
-  context: { cluster: fake, user: ${user.name}${
-      namespace ? `, namespace: ${namespace}` : ""
-    } }
-current-context: fake
-`,
-  );
-  return path;
 }
 
 function pod(name: string, namespace: string, rng: Rng): KubeObject {
@@ -122,7 +96,7 @@ Deno.test("main() prints the synced pods as a table, then one line per event", a
   server.create(Pods, pod("web-1", "default", rng));
   server.create(Pods, pod("web-2", "default", rng));
   server.create(Pods, pod("other", "kube-system", rng));
-  const config = await kubeconfig(server.url, { name: "alice" });
+  const config = await kubeconfigFile(server.url, { name: "alice" });
   const { code, out } = await watchUntil(
     ["watch", "po", "--kubeconfig", config],
     async (out) => {
@@ -159,7 +133,7 @@ Deno.test("main() watches every namespace with -A and prints deployments' column
     },
     status: { readyReplicas: 2, updatedReplicas: 3, availableReplicas: 2 },
   } as KubeObject);
-  const config = await kubeconfig(server.url, { name: "alice" });
+  const config = await kubeconfigFile(server.url, { name: "alice" });
   const { code, out } = await watchUntil(
     ["watch", "deployments.apps", "-A", "-o", "wide", "--kubeconfig", config],
     (out) => out.until(/^TIME/),
@@ -179,7 +153,7 @@ Deno.test("main() watches every namespace with -A and prints deployments' column
 Deno.test("main() prints JSON lines and names with -o json and -o name", async () => {
   await using server = await FakeApiServer.start();
   server.create(ConfigMaps, { metadata: { name: "a", namespace: "default" } });
-  const config = await kubeconfig(server.url, { name: "alice" });
+  const config = await kubeconfigFile(server.url, { name: "alice" });
   const json = await watchUntil(
     ["watch", "cm", "-o", "json", "--kubeconfig", config],
     async (out) => {
@@ -221,7 +195,7 @@ Deno.test("main() shows list progress on a terminal, with the server's total", a
   for (let i = 0; i < 1200; i++) {
     server.create(Pods, pod(`p-${i}`, "default", rng));
   }
-  const config = await kubeconfig(server.url, { name: "alice" });
+  const config = await kubeconfigFile(server.url, { name: "alice" });
   const { err, out } = await watchUntil(
     ["watch", "pods", "--kubeconfig", config],
     (out) => out.until(/^TIME/),
@@ -240,7 +214,7 @@ Deno.test("main() shows list progress on a terminal, with the server's total", a
 
 Deno.test("main() names the closest resource for an unknown one", async () => {
   await using server = await FakeApiServer.start();
-  const config = await kubeconfig(server.url, { name: "alice" });
+  const config = await kubeconfigFile(server.url, { name: "alice" });
   const { code, err } = await runToExit(["watch", "podz"], config);
   assert.equal(code, 1);
   assert.equal(
@@ -251,7 +225,10 @@ Deno.test("main() names the closest resource for an unknown one", async () => {
 
 Deno.test("main() reports 401 and 403 naming the kubeconfig user", async () => {
   await using server = await FakeApiServer.start({ token: "right" });
-  const wrong = await kubeconfig(server.url, { name: "alice", token: "wrong" });
+  const wrong = await kubeconfigFile(server.url, {
+    name: "alice",
+    token: "wrong",
+  });
   const unauthorized = await runToExit(["watch", "pods"], wrong);
   assert.equal(unauthorized.code, 1);
   assert.match(
@@ -262,10 +239,10 @@ Deno.test("main() reports 401 and 403 naming the kubeconfig user", async () => {
   );
   assert.equal(unauthorized.err.lines.length, 1);
 
-  const right = await kubeconfig(
+  const right = await kubeconfigFile(
     server.url,
     { name: "bob", token: "right" },
-    "team",
+    { namespace: "team" },
   );
   server.faults.failNext(1, {
     status: 403,
@@ -283,7 +260,7 @@ Deno.test("main() reports an unreachable server in one line", async () => {
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const port = (listener.addr as Deno.NetAddr).port;
   listener.close();
-  const config = await kubeconfig(`http://127.0.0.1:${port}`, {
+  const config = await kubeconfigFile(`http://127.0.0.1:${port}`, {
     name: "alice",
   });
   const { code, err } = await runToExit(["watch", "pods"], config);
@@ -404,12 +381,7 @@ Deno.test("cli.ts piped into a reader that stops after 3 lines exits 0 quietly",
   }).spawn();
   // Read three lines, then close the pipe as `head -3` does.
   const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let text = "";
-  while (text.split("\n").length <= 3) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    text += value;
-  }
+  await readTextUntil(reader, (text) => text.split("\n").length > 3);
   await reader.cancel();
   const [status, stderr] = await Promise.all([
     child.status,
@@ -457,18 +429,9 @@ Deno.test("cli.ts watches a server given by --server and --token, with no kubeco
     stderr: "piped",
   }).spawn();
   const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let text = "";
-  while (!text.includes("\n")) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    text += value;
-  }
+  const first = await readTextUntil(reader, (text) => text.includes("\n"));
   child.kill("SIGINT");
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    text += value;
-  }
+  const { text } = await readTextUntil(reader, undefined, first.text);
   const [status, stderr] = await Promise.all([
     child.status,
     new Response(child.stderr).text(),
@@ -487,7 +450,7 @@ Deno.test("main() warns once when the watch breaks after the sync, and says when
     metadata: { namespace: "default", name },
   });
   server.create(ConfigMaps, cm("one"));
-  const config = await kubeconfig(server.url, { name: "alice" });
+  const config = await kubeconfigFile(server.url, { name: "alice" });
   const out = new Output();
   const err = new Output();
   const stop = new AbortController();

@@ -1,30 +1,10 @@
 import assert from "node:assert/strict";
 import { loadConfig } from "./connect.ts";
 import { KubeConfigError } from "../client/config.ts";
+import { kubeconfigFile } from "./_test_util.ts";
 
 /** An environment with no KUBECONFIG and no ~/.kube/config. */
 const NO_KUBECONFIG = { get: () => undefined, exists: () => false };
-
-async function kubeconfigFile(): Promise<string> {
-  const path = await Deno.makeTempFile({ suffix: ".yaml" });
-  await Deno.writeTextFile(
-    path,
-    `apiVersion: v1
-kind: Config
-clusters:
-- name: c
-  cluster: { server: "https://10.0.0.1:6443", certificate-authority-data: "-----BEGIN CERTIFICATE-----\\nx\\n-----END CERTIFICATE-----\\n" }
-users:
-- name: alice
-  user: { token: from-file }
-contexts:
-- name: c
-  context: { cluster: c, user: alice, namespace: shop }
-current-context: c
-`,
-  );
-  return path;
-}
 
 Deno.test("loadConfig() makes a config from --server alone when there is no kubeconfig", async () => {
   const { config, flagsOnly } = await loadConfig(
@@ -39,7 +19,14 @@ Deno.test("loadConfig() makes a config from --server alone when there is no kube
 });
 
 Deno.test("loadConfig() lays the flags over the kubeconfig, as kubectl's overrides", async () => {
-  const path = await kubeconfigFile();
+  const path = await kubeconfigFile(
+    "https://10.0.0.1:6443",
+    { name: "alice", token: "from-file" },
+    {
+      namespace: "shop",
+      caData: "-----BEGIN CERTIFICATE-----\nx\n-----END CERTIFICATE-----\n",
+    },
+  );
   const ca = await Deno.makeTempFile({ suffix: ".crt" });
   try {
     await Deno.writeTextFile(ca, "-----BEGIN CERTIFICATE-----\nca\n");
