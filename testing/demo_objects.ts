@@ -8,6 +8,7 @@
  */
 
 import type { KubeObject } from "../api/object.ts";
+import type { PodStatus } from "../api/types.ts";
 import { resourceType } from "../api/resources.ts";
 
 /** A seeded pseudo-random generator (mulberry32): deterministic per seed. */
@@ -105,16 +106,14 @@ export interface Pod extends KubeObject {
     containers: { name: string; image: string; [k: string]: unknown }[];
     [k: string]: unknown;
   };
-  status: {
-    phase: "Pending" | "Running" | "Succeeded" | "Failed" | "Unknown";
-    conditions?: Condition[];
-    containerStatuses?: ContainerStatus[];
-    podIP?: string;
-    hostIP?: string;
-    startTime?: string;
-    reason?: string;
-    [k: string]: unknown;
-  };
+  /** core/v1 `PodStatus`, narrowed: the phase is always set; conditions and container statuses have the demo's shapes. */
+  status:
+    & PodStatus
+    & {
+      phase: "Pending" | "Running" | "Succeeded" | "Failed" | "Unknown";
+      conditions?: Condition[];
+      containerStatuses?: ContainerStatus[];
+    };
 }
 
 /** What {@link makePod} needs to know. */
