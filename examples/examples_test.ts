@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { readTextUntil } from "../testing/read_text.ts";
 
 /**
  * Runs an example against the embedded demo cluster. A long-running one
@@ -16,17 +17,14 @@ async function runExample(
   }).spawn();
   let output = "";
   const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  while (interruptWhen && !interruptWhen.test(output)) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    output += value;
+  if (interruptWhen) {
+    ({ text: output } = await readTextUntil(
+      reader,
+      (t) => interruptWhen.test(t),
+    ));
+    child.kill("SIGINT");
   }
-  if (interruptWhen) child.kill("SIGINT");
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    output += value;
-  }
+  ({ text: output } = await readTextUntil(reader, undefined, output));
   const status = await child.status;
   return { output, success: status.success };
 }
@@ -137,12 +135,7 @@ Deno.test("examples/watch_pods.ts piped into a reader that stops after 3 lines e
   }).spawn();
   // Read three lines, then close the pipe as `head -3` does.
   const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let text = "";
-  while (text.split("\n").length <= 3) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    text += value;
-  }
+  await readTextUntil(reader, (text) => text.split("\n").length > 3);
   await reader.cancel();
   const [status, stderr] = await Promise.all([
     child.status,

@@ -11,3 +11,4 @@ export * from "./demo_cluster.ts";
 export * from "./fake_controller_source.ts";
 export * from "./fake_api_server.ts";
 export * from "./tracked_client.ts";
+export * from "./read_text.ts";

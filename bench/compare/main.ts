@@ -22,6 +22,8 @@
  * @module
  */
 
+import { readTextUntil } from "../../testing/read_text.ts";
+
 const USAGE = `Usage: deno task bench:compare [options]
 
 Serves N realistic pods (~4.5 KB of JSON each) from a bench server process
@@ -142,12 +144,8 @@ async function withServer<T>(
     stderr: "inherit",
   }).spawn();
   const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let text = "";
-  while (!text.includes("\n")) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error(`Bench server for ${pods} pods exited early`);
-    text += value;
-  }
+  const { text, ended } = await readTextUntil(reader, (t) => t.includes("\n"));
+  if (ended) throw new Error(`Bench server for ${pods} pods exited early`);
   const { url, control } = JSON.parse(text.split("\n")[0]);
   try {
     return await fn(url, control);
