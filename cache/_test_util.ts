@@ -200,3 +200,25 @@ export async function checkPopOrder<Q extends SyncingQueue>(
   for (let i = 0; i < 500; i++) expected.push(i, 1000 + i);
   assert.deepEqual(seen, expected);
 }
+
+/**
+ * client-go's detectLineJumpers: re-adding a queued key keeps its first
+ * position (and the newest object); once popped, the key goes to the back.
+ * `popVal` pops one item and returns its (newest) `val`.
+ */
+export async function checkLineJumpers<Q extends SyncingQueue>(
+  q: Q,
+  popVal: (q: Q) => Promise<number>,
+): Promise<void> {
+  q.add({ name: "foo", val: 10 });
+  q.add({ name: "bar", val: 1 });
+  q.add({ name: "foo", val: 11 });
+  q.add({ name: "foo", val: 13 });
+  q.add({ name: "zab", val: 30 });
+
+  assert.equal(await popVal(q), 13);
+  q.add({ name: "foo", val: 14 }); // foo was popped: it goes to the back now
+  assert.equal(await popVal(q), 1);
+  assert.equal(await popVal(q), 30);
+  assert.equal(await popVal(q), 14);
+}

@@ -13,7 +13,11 @@ import {
   KeyError,
 } from "./keys.ts";
 import { newIndexer } from "./store.ts";
-import { checkPopOrder, checkSyncedCases } from "./_test_util.ts";
+import {
+  checkLineJumpers,
+  checkPopOrder,
+  checkSyncedCases,
+} from "./_test_util.ts";
 
 // Objects keyed by name, carrying a value, like client-go's testFifoObject.
 interface Obj {
@@ -76,18 +80,7 @@ Deno.test("DeltaFIFO accumulates add, update and delete deltas per key", async (
 });
 
 Deno.test("DeltaFIFO keeps a key's first queue position (detectLineJumpers)", async () => {
-  const f = newFIFO();
-  f.add(obj("foo", 10));
-  f.add(obj("bar", 1));
-  f.add(obj("foo", 11));
-  f.add(obj("foo", 13));
-  f.add(obj("zab", 30));
-
-  assert.equal(await popVal(f), 13);
-  f.add(obj("foo", 14)); // foo was popped: it goes to the back now
-  assert.equal(await popVal(f), 1);
-  assert.equal(await popVal(f), 30);
-  assert.equal(await popVal(f), 14);
+  await checkLineJumpers(newFIFO(), popVal);
 });
 
 Deno.test("DeltaFIFO.delete() without knownObjects ignores keys not queued", async () => {
