@@ -5,7 +5,7 @@ import { ConfigMaps, Deployments, Pods } from "./api/resources.ts";
 import { makePod, Rng, running, scheduled } from "./testing/demo_objects.ts";
 import type { KubeObject } from "./api/object.ts";
 import { FakeClock } from "./testing/fake_clock.ts";
-import { readTextUntil } from "./testing/read_text.ts";
+import { headOf, readTextUntil } from "./testing/read_text.ts";
 import { kubeconfigFile } from "./_cli/_test_util.ts";
 
 const NOW = Date.UTC(2025, 5, 1, 12, 0, 0);
@@ -380,14 +380,8 @@ Deno.test("cli.ts piped into a reader that stops after 3 lines exits 0 quietly",
     stderr: "piped",
   }).spawn();
   // Read three lines, then close the pipe as `head -3` does.
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  await readTextUntil(reader, (text) => text.split("\n").length > 3);
-  await reader.cancel();
-  const [status, stderr] = await Promise.all([
-    child.status,
-    new Response(child.stderr).text(),
-  ]);
-  assert.equal(status.code, 0, stderr);
+  const { code, stderr } = await headOf(child, 3);
+  assert.equal(code, 0, stderr);
   assert.match(stderr, /^demo cluster at \S+ .*\n$/);
 });
 

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { readTextUntil } from "../testing/read_text.ts";
+import { headOf, readTextUntil } from "../testing/read_text.ts";
 
 /**
  * Runs an example against the embedded demo cluster. A long-running one
@@ -134,14 +134,8 @@ Deno.test("examples/watch_pods.ts piped into a reader that stops after 3 lines e
     stderr: "piped",
   }).spawn();
   // Read three lines, then close the pipe as `head -3` does.
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  await readTextUntil(reader, (text) => text.split("\n").length > 3);
-  await reader.cancel();
-  const [status, stderr] = await Promise.all([
-    child.status,
-    new Response(child.stderr).text(),
-  ]);
-  assert.equal(status.code, 0, stderr);
+  const { code, stderr } = await headOf(child, 3);
+  assert.equal(code, 0, stderr);
   assert.equal(stderr, "");
 });
 

@@ -51,3 +51,57 @@ export async function readTextUntil(
   }
   return { text, ended: false };
 }
+
+/** What {@link headOf} saw of a child process. */
+export interface HeadResult {
+  /** The stdout text read: at least `lines` lines unless the child ended first. */
+  text: string;
+  /** The child's exit code. */
+  code: number;
+  /** Everything the child wrote to stderr. */
+  stderr: string;
+}
+
+/**
+ * Read `lines` lines of a child's stdout, then close the pipe as
+ * `| head -n lines` does, and wait for the child to exit: how a test checks
+ * that a CLI ends quietly when its reader goes away. The child must have
+ * been spawned with `stdout: "piped"` and `stderr: "piped"`.
+ *
+ * @param child a spawned `Deno.Command`
+ * @param lines how many lines to read before closing stdout
+ * @returns the text read, the exit code and stderr
+ *
+ * @example A child that prints three lines
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { headOf } from "./read_text.ts";
+ *
+ * const child = new Deno.Command(Deno.execPath(), {
+ *   args: ["eval", "console.log('a\\nb\\nc')"],
+ *   stdout: "piped",
+ *   stderr: "piped",
+ * }).spawn();
+ * assert.deepEqual(await headOf(child, 3), {
+ *   text: "a\nb\nc\n",
+ *   code: 0,
+ *   stderr: "",
+ * });
+ * ```
+ */
+export async function headOf(
+  child: Deno.ChildProcess,
+  lines: number,
+): Promise<HeadResult> {
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  const { text } = await readTextUntil(
+    reader,
+    (t) => t.split("\n").length > lines,
+  );
+  await reader.cancel();
+  const [status, stderr] = await Promise.all([
+    child.status,
+    new Response(child.stderr).text(),
+  ]);
+  return { text, code: status.code, stderr };
+}
