@@ -30,6 +30,7 @@
  */
 
 import { benchPod, Rng } from "../_pods.ts";
+import { concat } from "../../client/list_decoder.ts";
 
 function flag(name: string, fallback: string): string {
   const i = Deno.args.indexOf(name);
@@ -179,17 +180,6 @@ function* chunked(parts: Iterable<Uint8Array>): Generator<Uint8Array> {
     }
   }
   if (size > 0) yield concat(buf, size);
-}
-
-function concat(parts: Uint8Array[], size: number): Uint8Array {
-  if (parts.length === 1) return parts[0];
-  const out = new Uint8Array(size);
-  let pos = 0;
-  for (const p of parts) {
-    out.set(p, pos);
-    pos += p.length;
-  }
-  return out;
 }
 
 function list(req: Request, q: URLSearchParams): Response {
