@@ -23,6 +23,7 @@ import { KubeConfig } from "../client/config.ts";
 import { Pods } from "../api/resources.ts";
 import { decodeWatch } from "../client/watch.ts";
 import { benchPods } from "./_pods.ts";
+import { chunkStream } from "./_streams.ts";
 
 const TOTAL_PODS = 100_000;
 const PAGE = 500;
@@ -227,16 +228,6 @@ function buildWatch(objectOf: EventObject): {
   return { lines, chunks, all, bytes: all.length };
 }
 
-function bodyOf(chunks: Uint8Array[]): ReadableStream<Uint8Array> {
-  let i = 0;
-  return new ReadableStream({
-    pull(c) {
-      if (i < chunks.length) c.enqueue(chunks[i++]);
-      else c.close();
-    },
-  }, { highWaterMark: 0 });
-}
-
 function rawParse(lines: string[]): number {
   let n = 0;
   for (const l of lines) if (JSON.parse(l).type) n++;
@@ -271,7 +262,7 @@ function rawChunkDecode(chunks: Uint8Array[]): number {
 
 async function decodeWithClient(chunks: Uint8Array[]): Promise<number> {
   let n = 0;
-  for await (const ev of decodeWatch(bodyOf(chunks))) if (ev.type) n++;
+  for await (const ev of decodeWatch(chunkStream(chunks, 0))) if (ev.type) n++;
   return n;
 }
 
@@ -279,7 +270,7 @@ async function decodeWithClient(chunks: Uint8Array[]): Promise<number> {
 async function decodeWithStreams(chunks: Uint8Array[]): Promise<number> {
   let n = 0;
   let tail = "";
-  const text = bodyOf(chunks).pipeThrough(new TextDecoderStream());
+  const text = chunkStream(chunks, 0).pipeThrough(new TextDecoderStream());
   for await (const chunk of text) {
     const buf = tail + chunk;
     let start = 0;

@@ -38,6 +38,7 @@ import { newSharedIndexInformer } from "../../cache/shared_informer.ts";
 import type { KubeObject } from "../../api/object.ts";
 import type { ListerWatcher, ObjectList } from "../../api/listwatch.ts";
 import { benchPods } from "../_pods.ts";
+import { chunkStream } from "../_streams.ts";
 
 function arg(name: string, fallback?: string): string {
   const i = Deno.args.indexOf(name);
@@ -106,16 +107,6 @@ function listPages(pods: KubeObject[]): string[] {
   return pages;
 }
 
-function streamOf(chunks: Uint8Array[]): ReadableStream<Uint8Array> {
-  let i = 0;
-  return new ReadableStream({
-    pull(c) {
-      if (i < chunks.length) c.enqueue(chunks[i++]);
-      else c.close();
-    },
-  });
-}
-
 const keyOf = (o: KubeObject) => `${o.metadata.namespace}/${o.metadata.name}`;
 
 /** Wall and CPU time (ms) of one timed run. */
@@ -154,7 +145,7 @@ async function rawWatch(chunks: Uint8Array[]): Promise<Timing> {
   const c0 = cpuMs();
   let tail = "";
   for await (
-    const chunk of streamOf(chunks).pipeThrough(new TextDecoderStream())
+    const chunk of chunkStream(chunks).pipeThrough(new TextDecoderStream())
   ) {
     const buf = tail + chunk;
     let start = 0;
@@ -176,7 +167,7 @@ async function decodeOnlyWatch(chunks: Uint8Array[]): Promise<Timing> {
   let n = 0;
   const t0 = performance.now();
   const c0 = cpuMs();
-  for await (const ev of decodeWatch(streamOf(chunks))) {
+  for await (const ev of decodeWatch(chunkStream(chunks))) {
     if (ev.type === "ERROR") throw new Error("Unexpected ERROR event");
     map.set(keyOf(ev.object), ev.object);
     n++;
@@ -209,7 +200,7 @@ async function kubecacheWatch(
       await listed.promise;
       t0 = performance.now();
       c0 = cpuMs();
-      return decodeWatch(streamOf(chunks), { signal });
+      return decodeWatch(chunkStream(chunks), { signal });
     },
   };
   const informer = newSharedIndexInformer(lw);
