@@ -131,13 +131,25 @@ export async function missEventsThenRelist<T extends KubeObject>(
   await eventually(() => events.length === 5, "the marker");
 }
 
+/** What the queue tests store: keyed by name, carrying a value (client-go's testFifoObject). */
+export interface TestFifoObject {
+  name: string;
+  val: number;
+}
+
+/** A {@link TestFifoObject}. */
+export const obj = (name: string, val: number): TestFifoObject => ({
+  name,
+  val,
+});
+
+/** The key function of the queue tests: a {@link TestFifoObject}'s name. */
+export const byName = (o: unknown): string => (o as TestFifoObject).name;
+
 /** A queue as the shared hasSynced() cases drive it (FIFO, DeltaFIFO). */
 interface SyncingQueue {
-  add(obj: { name: string; val: number }): unknown;
-  replace(
-    list: { name: string; val: number }[],
-    resourceVersion: string,
-  ): unknown;
+  add(obj: TestFifoObject): unknown;
+  replace(list: TestFifoObject[], resourceVersion: string): unknown;
   hasSynced(): boolean;
 }
 

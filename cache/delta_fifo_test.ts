@@ -14,18 +14,14 @@ import {
 } from "./keys.ts";
 import { newIndexer } from "./store.ts";
 import {
+  byName,
   checkLineJumpers,
   checkPopOrder,
   checkSyncedCases,
+  obj,
+  type TestFifoObject as Obj,
 } from "./_test_util.ts";
 
-// Objects keyed by name, carrying a value, like client-go's testFifoObject.
-interface Obj {
-  name: string;
-  val: number;
-}
-const obj = (name: string, val: number): Obj => ({ name, val });
-const byName = (o: unknown): string => (o as Obj).name;
 const tomb = (key: string, o: Obj | undefined) =>
   new DeletedFinalStateUnknown(key, o);
 

@@ -2,17 +2,14 @@ import assert from "node:assert/strict";
 import { FIFO, FIFOClosedError, type Queue, RequeueError } from "./fifo.ts";
 import { KeyError } from "./keys.ts";
 import {
+  byName,
   checkLineJumpers,
   checkPopOrder,
   checkSyncedCases,
+  obj,
+  type TestFifoObject as Obj,
 } from "./_test_util.ts";
 
-interface Obj {
-  name: string;
-  val: number;
-}
-const obj = (name: string, val: number): Obj => ({ name, val });
-const byName = (o: unknown): string => (o as Obj).name;
 const newFIFO = (): FIFO<Obj> => new FIFO<Obj>(byName);
 const pop = (f: FIFO<Obj>): Promise<Obj> => f.pop(() => {});
 

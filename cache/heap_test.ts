@@ -2,13 +2,8 @@ import assert from "node:assert/strict";
 import { Heap } from "./heap.ts";
 import { FIFOClosedError } from "./fifo.ts";
 import { KeyError } from "./keys.ts";
+import { byName, obj, type TestFifoObject as Obj } from "./_test_util.ts";
 
-interface Obj {
-  name: string;
-  val: number;
-}
-const obj = (name: string, val: number): Obj => ({ name, val });
-const byName = (o: unknown): string => (o as Obj).name;
 const newHeap = (): Heap<Obj> => new Heap<Obj>(byName, (a, b) => a.val < b.val);
 
 async function popVals(h: Heap<Obj>, n: number): Promise<number[]> {
