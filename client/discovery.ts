@@ -9,7 +9,8 @@
  * @module
  */
 
-import { type ResourceType, resourceType } from "../api/resources.ts";
+import type { ResourceType } from "../api/resources.ts";
+import { type APIResource, resourceTypesOf } from "./_api_resources.ts";
 
 /** What {@link Discovery} needs of a client: `KubeClient` fits. */
 export interface DiscoveryClient {
@@ -37,15 +38,6 @@ export class UnknownResourceError extends Error {
     this.name = "UnknownResourceError";
     this.resourceName = name;
   }
-}
-
-interface APIResource {
-  name: string;
-  singularName?: string;
-  namespaced: boolean;
-  kind: string;
-  verbs?: string[];
-  shortNames?: string[];
 }
 
 interface APIGroup {
@@ -236,20 +228,7 @@ export class Discovery {
       const path = gv.includes("/") ? `/apis/${gv}` : `/api/${gv}`;
       p = this.#client.request<{ resources: APIResource[] }>("GET", path, {
         signal,
-      }).then((list) =>
-        (list.resources ?? [])
-          .filter((r) => !r.name.includes("/"))
-          .map((r) =>
-            resourceType({
-              apiVersion: gv,
-              kind: r.kind,
-              resource: r.name,
-              namespaced: r.namespaced,
-              singular: r.singularName || undefined,
-              shortNames: r.shortNames ?? [],
-            })
-          )
-      );
+      }).then((list) => resourceTypesOf(gv, list.resources ?? []));
       p.catch(() => this.#extra.delete(gv));
       this.#extra.set(gv, p);
     }

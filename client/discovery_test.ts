@@ -3,11 +3,8 @@ import { FakeApiServer } from "../testing/fake_api_server.ts";
 import { Widgets } from "../testing/demo_objects.ts";
 import { KubeConfig } from "./config.ts";
 import { KubeClient } from "./rest.ts";
-import {
-  BUILTIN_RESOURCE_TYPES,
-  type ResourceType,
-  resourceType,
-} from "../api/resources.ts";
+import { BUILTIN_RESOURCE_TYPES, type ResourceType } from "../api/resources.ts";
+import { resourceTypesOf } from "./_api_resources.ts";
 import {
   Discovery,
   type DiscoveryClient,
@@ -57,17 +54,7 @@ Deno.test("resolveResourceName() works on the real apiserver's discovery documen
     const m = /^\/(api|apis\/[^/]+)\/(v\w+)$/.exec(e.path);
     if (!m || !e.body?.resources) continue;
     const gv = m[1] === "api" ? m[2] : `${m[1].slice(5)}/${m[2]}`;
-    for (const r of e.body.resources) {
-      if (r.name.includes("/")) continue;
-      types.push(resourceType({
-        apiVersion: gv,
-        kind: r.kind,
-        resource: r.name,
-        namespaced: r.namespaced,
-        singular: r.singularName || undefined,
-        shortNames: r.shortNames ?? [],
-      }));
-    }
+    types.push(...resourceTypesOf(gv, e.body.resources));
   }
   assert.ok(types.length > 5);
   assert.equal(key(resolveResourceName("cm", types)), "/v1/configmaps");
