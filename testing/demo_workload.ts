@@ -315,17 +315,7 @@ export class DemoWorkload {
     this.#newReplicaSet(d, createdMs);
     for (let i = 0; i < o.replicas; i++) {
       const started = createdMs + rng.int(o.now - createdMs);
-      const state = this.#createPod(d, started);
-      this.#set(
-        state,
-        scheduled(state.pod, this.#pickNode(), started),
-        "creating",
-      );
-      this.#set(
-        state,
-        running(state.pod, { nowMs: started + 4000, ready: true, rng }),
-        "ready",
-      );
+      this.#startPod(this.#createPod(d, started), started, 4000);
     }
     this.#reconcile(d);
   }
@@ -370,6 +360,20 @@ export class DemoWorkload {
     };
     this.#pods.set(keyOf(state.pod), state);
     return state;
+  }
+
+  /** Schedule the pod on a node at `atMs`; it runs, ready, `readyAfterMs` later. */
+  #startPod(state: PodState, atMs: number, readyAfterMs: number): void {
+    this.#set(state, scheduled(state.pod, this.#pickNode(), atMs), "creating");
+    this.#set(
+      state,
+      running(state.pod, {
+        nowMs: atMs + readyAfterMs,
+        ready: true,
+        rng: this.#rng,
+      }),
+      "ready",
+    );
   }
 
   #set(state: PodState, next: Pod, stage: Stage): void {
@@ -598,17 +602,7 @@ export class DemoWorkload {
     const name = `nightly-report-${29_000_000 + (++this.#jobs) * 60}`;
     const state = this.#createPod(undefined, createdMs, name);
     if (!settled) return;
-    const rng = this.#rng;
-    this.#set(
-      state,
-      scheduled(state.pod, this.#pickNode(), createdMs),
-      "creating",
-    );
-    this.#set(
-      state,
-      running(state.pod, { nowMs: createdMs + 3000, ready: true, rng }),
-      "ready",
-    );
+    this.#startPod(state, createdMs, 3000);
     this.#set(state, finished(state.pod, createdMs + 60_000, true), "done");
   }
 
