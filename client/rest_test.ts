@@ -459,15 +459,9 @@ Deno.test("KubeClient.watch() passes a 410 ERROR event through for an expired re
   const old = server.resourceVersion();
   for (let i = 0; i < 5; i++) server.create(ConfigMaps, cm(`e${i}`));
   server.compact();
-  const events: WatchEvent<KubeObject>[] = [];
-  for await (
-    const ev of await client.watch(CMs, {
-      namespace: "default",
-      resourceVersion: old,
-    })
-  ) {
-    events.push(ev);
-  }
+  const events = await Array.fromAsync(
+    await client.watch(CMs, { namespace: "default", resourceVersion: old }),
+  );
   assert.equal(events.length, 1);
   assert.equal(events[0].type, "ERROR");
   const err = StatusError.fromStatus(events[0].object as Status);
@@ -787,15 +781,9 @@ Deno.test("KubeClient reads get and watch bodies split at chosen offsets, inside
   const got = await client.get(CMs, "split");
   assert.equal(got.data?.text, "€€€ 😀 é");
   server.faults.closeWatchesAfter(1);
-  const events: WatchEvent<ConfigMap>[] = [];
-  for await (
-    const ev of await client.watch(CMs, {
-      namespace: "default",
-      resourceVersion: rv,
-    })
-  ) {
-    events.push(ev);
-  }
+  const events = await Array.fromAsync(
+    await client.watch(CMs, { namespace: "default", resourceVersion: rv }),
+  );
   assert.equal(events.length, 1);
   assert.equal((events[0].object as ConfigMap).data?.text, "€€€ 😀 é");
 });
