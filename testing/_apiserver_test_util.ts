@@ -5,6 +5,7 @@
  * @module
  */
 
+import type { KubeObject } from "../api/object.ts";
 import type { FakeApiServer } from "./fake_api_server.ts";
 
 /** A decoded watch event. */
@@ -115,4 +116,31 @@ export class WatchReader {
   async cancel(): Promise<void> {
     await this.#reader.cancel();
   }
+}
+
+/**
+ * The `widgets.example.test` CustomResourceDefinition the CRD tests create
+ * (namespaced, one served storage version v1), with the given
+ * additionalPrinterColumns if any.
+ */
+export function widgetCrd(
+  additionalPrinterColumns?: { name: string; type: string; jsonPath: string }[],
+): KubeObject & { metadata: { name: string } } {
+  return {
+    apiVersion: "apiextensions.k8s.io/v1",
+    kind: "CustomResourceDefinition",
+    metadata: { name: "widgets.example.test" },
+    spec: {
+      group: "example.test",
+      names: { kind: "Widget", plural: "widgets", singular: "widget" },
+      scope: "Namespaced",
+      versions: [{
+        name: "v1",
+        served: true,
+        storage: true,
+        schema: { openAPIV3Schema: { type: "object" } },
+        ...(additionalPrinterColumns ? { additionalPrinterColumns } : {}),
+      }],
+    },
+  };
 }

@@ -10,28 +10,12 @@ import assert from "node:assert/strict";
 import { CustomResourceDefinitions, resourceType } from "../api/resources.ts";
 import { FakeApiServer } from "./fake_api_server.ts";
 import { FakeClock } from "./fake_clock.ts";
-import { getJson, itemNames, send } from "./_apiserver_test_util.ts";
+import { getJson, itemNames, send, widgetCrd } from "./_apiserver_test_util.ts";
 
-const CRD = {
-  apiVersion: "apiextensions.k8s.io/v1",
-  kind: "CustomResourceDefinition",
-  metadata: { name: "widgets.example.test" },
-  spec: {
-    group: "example.test",
-    names: { kind: "Widget", plural: "widgets", singular: "widget" },
-    scope: "Namespaced",
-    versions: [{
-      name: "v1",
-      served: true,
-      storage: true,
-      schema: { openAPIV3Schema: { type: "object" } },
-      additionalPrinterColumns: [
-        { name: "Size", type: "integer", jsonPath: ".spec.size" },
-        { name: "Age", type: "date", jsonPath: ".metadata.creationTimestamp" },
-      ],
-    }],
-  },
-};
+const CRD = widgetCrd([
+  { name: "Size", type: "integer", jsonPath: ".spec.size" },
+  { name: "Age", type: "date", jsonPath: ".metadata.creationTimestamp" },
+]);
 const Widgets = resourceType({
   apiVersion: "example.test/v1",
   kind: "Widget",

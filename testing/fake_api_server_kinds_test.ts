@@ -18,7 +18,7 @@ import {
 import type { ResourceType } from "../api/resources.ts";
 import type { KubeObject } from "../api/object.ts";
 import { FakeApiServer } from "./fake_api_server.ts";
-import { getJson, WatchReader } from "./_apiserver_test_util.ts";
+import { getJson, WatchReader, widgetCrd } from "./_apiserver_test_util.ts";
 
 const Widgets = resourceType({
   apiVersion: "example.test/v1",
@@ -26,22 +26,7 @@ const Widgets = resourceType({
   resource: "widgets",
   namespaced: true,
 });
-const WIDGET_CRD = {
-  apiVersion: "apiextensions.k8s.io/v1",
-  kind: "CustomResourceDefinition",
-  metadata: { name: "widgets.example.test" },
-  spec: {
-    group: "example.test",
-    names: { kind: "Widget", plural: "widgets", singular: "widget" },
-    scope: "Namespaced",
-    versions: [{
-      name: "v1",
-      served: true,
-      storage: true,
-      schema: { openAPIV3Schema: { type: "object" } },
-    }],
-  },
-};
+const WIDGET_CRD = widgetCrd();
 
 const KINDS: ResourceType[] = [Pods, ConfigMaps, Secrets, Leases, Widgets];
 
