@@ -48,12 +48,12 @@ Deno.test("Reflector applies a BOOKMARK to the resourceVersion only", async () =
   await until(() => h.source.openWatches() === 1);
   h.source.addDropWatch(obj("hidden"));
   h.source.bookmark();
-  await until(() => h.reflector.lastSyncResourceVersion() === "1");
-  assert.deepEqual(h.store.ops, ["replace @0"]);
+  await until(() => h.reflector.lastSyncResourceVersion() === "2");
+  assert.deepEqual(h.store.ops, ["replace @1"]);
   // The next watch starts from the bookmark's RV.
   h.source.resetWatch();
   await until(() => h.source.watchCalls.length === 2);
-  assert.equal(h.source.watchCalls[1].resourceVersion, "1");
+  assert.equal(h.source.watchCalls[1].resourceVersion, "2");
 });
 
 Deno.test("Reflector reopens a watch that ended after events at once at the last RV, without a list", async () => {
@@ -452,13 +452,13 @@ Deno.test("Reflector calls the store's resync every resyncPeriod while shouldRes
   await h.clock.waitForWaiters(2); // watchdog + resync timer
   await h.clock.step(30_000);
   await until(() => h.store.ops.length === 2);
-  assert.deepEqual(h.store.ops, ["replace @0", "resync"]);
+  assert.deepEqual(h.store.ops, ["replace @1", "resync"]);
   allow = false;
   await h.clock.step(30_000);
   allow = true;
   await h.clock.step(30_000);
   await until(() => h.store.ops.length === 3);
-  assert.deepEqual(h.store.ops, ["replace @0", "resync", "resync"]);
+  assert.deepEqual(h.store.ops, ["replace @1", "resync", "resync"]);
   assert.equal(h.clock.now(), 1_090_000);
 });
 

@@ -49,7 +49,8 @@ interface Snapshot<T> {
 /**
  * An in-memory source of objects that lists and watches like an apiserver
  * (client-go `fcache.FakeControllerSource`). Every change gets the next
- * resourceVersion ("1", "2", ...); objects are stored by
+ * resourceVersion ("1", "2", ...; a source listed before its first change
+ * is at "1", as an apiserver never lists at "0"); objects are stored by
  * namespace/name/uid, so an object recreated with a new uid is a different
  * entry, as in client-go. Watches replay the history after their
  * resourceVersion, then receive later changes; `*DropWatch` changes are
@@ -141,9 +142,24 @@ export class FakeControllerSource<T extends KubeObject = KubeObject>
     return this.#change("DELETED", lastValue, false);
   }
 
-  /** The latest resourceVersion handed out ("0" before any change). */
+  /**
+   * The latest resourceVersion handed out ("0" before any change, list or
+   * bookmark; see {@link list}).
+   */
   resourceVersion(): string {
     return String(this.#lastRV);
+  }
+
+  /**
+   * The resourceVersion a read reports. A real apiserver never answers
+   * "0" (an empty etcd is at revision 1), and a Reflector that listed at
+   * "0" would watch from "0", whose ADDED events it cannot tell from a
+   * fresh start's synthetic ones. So the first read of a never-changed
+   * source moves it to revision 1, with no history before it.
+   */
+  #readRV(): string {
+    if (this.#lastRV === 0) this.#lastRV = this.#compactedRV = 1;
+    return this.resourceVersion();
   }
 
   /** The objects currently stored, sorted by namespace/name/uid. */
@@ -197,7 +213,7 @@ export class FakeControllerSource<T extends KubeObject = KubeObject>
   bookmark(): void {
     this.sendEvent({
       type: "BOOKMARK",
-      object: { metadata: { resourceVersion: this.resourceVersion() } } as T,
+      object: { metadata: { resourceVersion: this.#readRV() } } as T,
     });
   }
 
@@ -224,7 +240,9 @@ export class FakeControllerSource<T extends KubeObject = KubeObject>
   }
 
   /**
-   * List the current objects. With `limit`, returns a page and a continue
+   * List the current objects at the latest resourceVersion; a source that
+   * never changed lists at "1", as an empty etcd is at revision 1 (the
+   * next change then gets "2"). With `limit`, returns a page and a continue
    * token over a snapshot; `continue` pages come from that snapshot.
    * @throws {StatusError} 410 for an expired continue token or a paged list
    * at a compacted resourceVersion; 504 for a resourceVersion in the future
@@ -307,7 +325,7 @@ export class FakeControllerSource<T extends KubeObject = KubeObject>
       snap = {
         items: this.items(),
         offset: 0,
-        resourceVersion: this.resourceVersion(),
+        resourceVersion: this.#readRV(),
       };
     }
     const end = opts.limit && opts.limit > 0
@@ -352,7 +370,7 @@ export class FakeControllerSource<T extends KubeObject = KubeObject>
           type: "BOOKMARK",
           object: {
             metadata: {
-              resourceVersion: this.resourceVersion(),
+              resourceVersion: this.#readRV(),
               annotations: { [INITIAL_EVENTS_END]: "true" },
             },
           } as unknown as T,

@@ -3,6 +3,17 @@ import { FakeControllerSource } from "./fake_controller_source.ts";
 import type { WatchEvent } from "../api/listwatch.ts";
 import type { KubeObject } from "../api/object.ts";
 import { isExpired, isInvalid, StatusError } from "../api/errors.ts";
+import { Reflector } from "../cache/reflector.ts";
+import { FakeClock } from "./fake_clock.ts";
+
+/** Wait (in macrotask turns, never on a timer) until `cond` holds. */
+async function until(cond: () => boolean): Promise<void> {
+  for (let i = 0; i < 1_000; i++) {
+    if (cond()) return;
+    await new Promise((r) => setTimeout(r, 0));
+  }
+  throw new Error("Gave up waiting");
+}
 
 const obj = (name: string, uid = ""): KubeObject => ({
   metadata: { namespace: "ns", name, uid },
@@ -226,4 +237,43 @@ Deno.test("FakeControllerSource.shutdown() ends watches and refuses later calls"
   await assert.rejects(source.list({}), /shut down/);
   await assert.rejects(source.watch({}), /shut down/);
   assert.throws(() => source.add(obj("a")), /shut down/);
+});
+
+Deno.test("FakeControllerSource lists a never-changed source at RV 1, not 0, as etcd starts at revision 1", async () => {
+  // A real apiserver never lists at RV "0" (etcd starts at revision 1). A
+  // list at "0" made the Reflector watch from "0": it holds its RV on ADDED
+  // events there (they may be the synthetic initial ones), so a reopened
+  // watch started from "0" again and missed a deletion made meanwhile.
+  const source = new FakeControllerSource();
+  const list = await source.list({});
+  assert.equal(list.metadata.resourceVersion, "1");
+  assert.equal(source.resourceVersion(), "1");
+  assert.equal(source.add(obj("a")).metadata.resourceVersion, "2");
+});
+
+Deno.test("FakeControllerSource: a Reflector that listed it empty sees a deletion made while its watch was reopened", async () => {
+  const fresh = new FakeControllerSource();
+  const ops: string[] = [];
+  const store = {
+    add: (o: KubeObject) => ops.push(`add ${o.metadata.name}`),
+    update: (o: KubeObject) => ops.push(`update ${o.metadata.name}`),
+    delete: (o: KubeObject) => ops.push(`delete ${o.metadata.name}`),
+    replace: (l: KubeObject[], rv: string) =>
+      ops.push(`replace ${l.length}@${rv}`),
+    resync: () => {},
+  };
+  const clock = new FakeClock(0);
+  const reflector = new Reflector(fresh, store, { clock });
+  const ctl = new AbortController();
+  const running = reflector.run(ctl.signal);
+  await until(() => fresh.openWatches() === 1);
+  fresh.add(obj("a"));
+  await until(() => ops.length === 2);
+  fresh.deleteDropWatch(obj("a")); // made while the watch is being reopened
+  fresh.resetWatch();
+  await until(() => ops.length === 3);
+  assert.deepEqual(ops, ["replace 0@1", "add a", "delete a"]);
+  assert.deepEqual(fresh.watchCalls.map((w) => w.resourceVersion), ["1", "2"]);
+  ctl.abort();
+  await running;
 });
