@@ -17,8 +17,9 @@
 import type { Clock } from "../api/clock.ts";
 import type { KubeObject } from "../api/object.ts";
 import type { Cluster } from "./_apiserver_registry.ts";
-import type { Entry, HistoryEvent, Table } from "./_apiserver_store.ts";
+import type { HistoryEvent, Table } from "./_apiserver_store.ts";
 import { namespaceFinalizers } from "./_apiserver_strategy_core.ts";
+import type { Entry } from "./_apiserver_types.ts";
 
 const KUBERNETES = "kubernetes";
 const FOREGROUND = "foregroundDeletion";

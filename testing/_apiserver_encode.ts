@@ -11,13 +11,14 @@
 import type { StatusError } from "../api/errors.ts";
 import { jsonResponse } from "./_apiserver_context.ts";
 import { badRequest, failure, statusError } from "./_apiserver_status.ts";
-import { type Entry, entryJson, type Table } from "./_apiserver_store.ts";
+import { entryJson, type Table } from "./_apiserver_store.ts";
 import {
   type IncludeObject,
   partialMetadata,
   tableDoc,
   type TableOptions,
 } from "./_apiserver_table.ts";
+import type { Entry } from "./_apiserver_types.ts";
 
 /** How a response writes objects. */
 export interface Encoder {

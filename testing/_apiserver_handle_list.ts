@@ -22,12 +22,8 @@ import {
   tooLargeResourceVersion,
   unknownFailure,
 } from "./_apiserver_status.ts";
-import {
-  type Entry,
-  lowerBound,
-  namespaceRange,
-  type Table,
-} from "./_apiserver_store.ts";
+import { lowerBound, namespaceRange, type Table } from "./_apiserver_store.ts";
+import type { Entry } from "./_apiserver_types.ts";
 
 const encoder = new TextEncoder();
 

@@ -37,8 +37,8 @@ import {
   notFound,
   statusError,
 } from "./_apiserver_status.ts";
-import { type Entry, entryJson, type Table } from "./_apiserver_store.ts";
-import type { Subresource } from "./_apiserver_strategy.ts";
+import { entryJson, type Table } from "./_apiserver_store.ts";
+import type { Entry, Subresource } from "./_apiserver_types.ts";
 
 /** The stored object a route names. @throws {StatusError} 404 */
 export function stored(r: ResourceRoute): Entry {

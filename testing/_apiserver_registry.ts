@@ -14,9 +14,9 @@ import type { Clock } from "../api/clock.ts";
 import type { ResourceType } from "../api/resources.ts";
 import type { DeleteOptions } from "./_apiserver_delete_options.ts";
 import { strategyFor } from "./_apiserver_strategies.ts";
-import type { ResourceStrategy, StoreAccess } from "./_apiserver_strategy.ts";
+import type { ResourceStrategy, StoreAccess } from "./_apiserver_types.ts";
+import type { Entry } from "./_apiserver_types.ts";
 import {
-  type Entry,
   frozenCopy,
   History,
   type HistoryEvent,

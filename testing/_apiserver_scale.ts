@@ -7,9 +7,9 @@
  */
 
 import type { KubeObject } from "../api/object.ts";
-import type { Entry } from "./_apiserver_store.ts";
-import { type Subresource, SUBRESOURCE_VERBS } from "./_apiserver_strategy.ts";
+import { SUBRESOURCE_VERBS } from "./_apiserver_strategy.ts";
 import { badRequest } from "./_apiserver_status.ts";
+import type { Entry, Subresource } from "./_apiserver_types.ts";
 
 interface Scalable {
   spec?: {

@@ -8,8 +8,8 @@
 
 import type { KubeObject } from "../api/object.ts";
 import { parseSelector, SelectorParseError } from "../cache/labels.ts";
-import type { ResourceStrategy } from "./_apiserver_strategy.ts";
 import { badRequest } from "./_apiserver_status.ts";
+import type { ResourceStrategy } from "./_apiserver_types.ts";
 
 /** Matches an object; `undefined` stands for "everything". */
 export type Matcher = ((obj: KubeObject) => boolean) | undefined;

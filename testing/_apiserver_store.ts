@@ -15,26 +15,14 @@
  * @module
  */
 
-import type { KubeObject } from "../api/object.ts";
 import type { ResourceType } from "../api/resources.ts";
 import { apiVersionOf } from "../api/resources.ts";
-import type { ResourceStrategy } from "./_apiserver_strategy.ts";
-
-/** One stored version of an object. */
-export interface Entry {
-  /** `namespace/name` or `name`. */
-  readonly key: string;
-  /** Namespace, `""` for cluster-scoped objects. */
-  readonly namespace: string;
-  /** Object name. */
-  readonly name: string;
-  /** Resource version of this version of the object. */
-  readonly rv: number;
-  /** The object, deep-frozen, `kind` and `apiVersion` first. */
-  readonly obj: KubeObject;
-  /** JSON of `obj` (computed on first use). */
-  json?: string;
-}
+import type {
+  Entry,
+  ResourceStrategy,
+  StoreEvent,
+  StoreTable,
+} from "./_apiserver_types.ts";
 
 /** The JSON of an entry's object, with kind and apiVersion. */
 export function entryJson(e: Entry): string {
@@ -42,14 +30,8 @@ export function entryJson(e: Entry): string {
 }
 
 /** A recorded change. */
-export interface HistoryEvent {
-  readonly rv: number;
-  readonly type: "ADDED" | "MODIFIED" | "DELETED";
+export interface HistoryEvent extends StoreEvent {
   readonly table: Table;
-  /** The object after the change (for DELETED: the last state at the deletion RV). */
-  readonly entry: Entry;
-  /** The object before the change (MODIFIED, DELETED). */
-  readonly prev?: Entry;
   /** Cached encoded watch line (`{"type":...,"object":...}\n`). */
   line?: Uint8Array;
 }
@@ -100,7 +82,7 @@ function byKey(a: Entry, b: Entry): number {
 }
 
 /** The objects of one resource type. */
-export class Table {
+export class Table implements StoreTable {
   /** The resource type served. */
   readonly type: ResourceType;
   /** `apiVersion` of its objects. */

@@ -10,7 +10,7 @@ import type { ResourceType } from "../api/resources.ts";
 import { APPS } from "./_apiserver_strategy_apps.ts";
 import { CORE } from "./_apiserver_strategy_core.ts";
 import { CRDS } from "./_apiserver_strategy_crd.ts";
-import type { ResourceStrategy } from "./_apiserver_strategy.ts";
+import type { ResourceStrategy } from "./_apiserver_types.ts";
 
 const BY_KEY = new Map<string, ResourceStrategy>([
   ...Object.entries(CORE).map(([r, s]) => [`/${r}`, s] as const),

@@ -9,7 +9,8 @@
  */
 
 import { SCALE } from "./_apiserver_scale.ts";
-import { type ResourceStrategy, STATUS } from "./_apiserver_strategy.ts";
+import { STATUS } from "./_apiserver_strategy.ts";
+import type { ResourceStrategy } from "./_apiserver_types.ts";
 
 const ALL = ["all"];
 

@@ -11,12 +11,8 @@
 import type { KubeObject } from "../api/object.ts";
 import { SCALE } from "./_apiserver_scale.ts";
 import { PODS } from "./_apiserver_strategy_pods.ts";
-import {
-  ALL_VERBS,
-  type ResourceStrategy,
-  STATUS,
-  type Subresource,
-} from "./_apiserver_strategy.ts";
+import { ALL_VERBS, STATUS } from "./_apiserver_strategy.ts";
+import type { ResourceStrategy, Subresource } from "./_apiserver_types.ts";
 
 const ALL = ["all"];
 

@@ -23,14 +23,15 @@ import {
   type TableColumns,
 } from "../client/printers.ts";
 import { resourceType } from "../api/resources.ts";
-import type { Cluster } from "./_apiserver_registry.ts";
 import { failure, statusError } from "./_apiserver_status.ts";
-import type { Entry, HistoryEvent, Table } from "./_apiserver_store.ts";
-import {
-  type ResourceStrategy,
-  STATUS,
-  SUBRESOURCE_VERBS,
-} from "./_apiserver_strategy.ts";
+import type {
+  Entry,
+  ResourceStrategy,
+  StoreAccess,
+  StoreEvent,
+  StoreTable,
+} from "./_apiserver_types.ts";
+import { STATUS, SUBRESOURCE_VERBS } from "./_apiserver_strategy.ts";
 import { SCALE } from "./_apiserver_scale.ts";
 
 const CLEANUP_FINALIZER = "customresourcecleanup.apiextensions.k8s.io";
@@ -64,16 +65,16 @@ type Loose = any;
 
 /** What the fake keeps about one served CRD. */
 interface Served {
-  table: Table;
+  table: StoreTable;
   strategy: ResourceStrategy;
   terminating: boolean;
   finishing: boolean;
 }
 
 // Per cluster: CRD name -> what it serves.
-const SERVED = new WeakMap<Cluster, Map<string, Served>>();
+const SERVED = new WeakMap<StoreAccess, Map<string, Served>>();
 
-function servedOf(store: Cluster): Map<string, Served> {
+function servedOf(store: StoreAccess): Map<string, Served> {
   let m = SERVED.get(store);
   if (!m) SERVED.set(store, m = new Map());
   return m;
@@ -137,7 +138,11 @@ function setCondition(crd: Loose, cond: Record<string, string>): void {
 }
 
 /** NamesAccepted, Established, and its resource served. */
-function establish(store: Cluster, crdTable: Table, entry: Entry): void {
+function establish(
+  store: StoreAccess,
+  crdTable: StoreTable,
+  entry: Entry,
+): void {
   const crd = entry.obj as Loose;
   const spec = crd.spec ?? {};
   const names = spec.names ?? {};
@@ -154,7 +159,7 @@ function establish(store: Cluster, crdTable: Table, entry: Entry): void {
     shortNames: names.shortNames,
   });
   const s: Served = {
-    table: undefined as unknown as Table,
+    table: undefined as unknown as StoreTable,
     strategy: customResourceStrategy(spec.group, version, names),
     terminating: false,
     finishing: false,
@@ -176,7 +181,7 @@ function establish(store: Cluster, crdTable: Table, entry: Entry): void {
   servedOf(store).set(entry.name, s);
   // Its last instance gone while terminating: the CRD can go.
   table.sinks.add({
-    event: (ev: HistoryEvent) => {
+    event: (ev: StoreEvent) => {
       if (ev.type === "DELETED" && s.terminating) {
         finishSoon(store, crdTable, entry.name);
       }
@@ -279,8 +284,8 @@ function at(obj: KubeObject, path: string): unknown {
 
 /** Terminating: instance deletion in progress, every custom resource deleted. */
 function startCleanup(
-  store: Cluster,
-  crdTable: Table,
+  store: StoreAccess,
+  crdTable: StoreTable,
   crd: Entry,
   s: Served,
 ): void {
@@ -307,7 +312,11 @@ function startCleanup(
 // finalizer goes (so the CRD is deleted), then its resource stops being
 // served and its watches end. kube-apiserver checks every 5 s; the fake
 // finishes as soon as the last instance is gone.
-function finishSoon(store: Cluster, crdTable: Table, name: string): void {
+function finishSoon(
+  store: StoreAccess,
+  crdTable: StoreTable,
+  name: string,
+): void {
   const s = servedOf(store).get(name);
   if (!s || s.finishing || s.table.size > 0) return;
   s.finishing = true;
@@ -319,7 +328,11 @@ function finishSoon(store: Cluster, crdTable: Table, name: string): void {
 }
 
 /** Remove the cleanup finalizer: the CRD is deleted unless others remain. */
-function dropFinalizer(store: Cluster, crdTable: Table, name: string): void {
+function dropFinalizer(
+  store: StoreAccess,
+  crdTable: StoreTable,
+  name: string,
+): void {
   const current = crdTable.get(name);
   if (!current?.obj.metadata.finalizers?.includes(CLEANUP_FINALIZER)) return;
   const next = JSON.parse(JSON.stringify(current.obj));

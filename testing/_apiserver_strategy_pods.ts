@@ -10,12 +10,9 @@
  */
 
 import type { KubeObject } from "../api/object.ts";
-import {
-  type ResourceStrategy,
-  STATUS,
-  type Subresource,
-} from "./_apiserver_strategy.ts";
+import { STATUS } from "./_apiserver_strategy.ts";
 import { failure, invalid, statusError } from "./_apiserver_status.ts";
+import type { ResourceStrategy, Subresource } from "./_apiserver_types.ts";
 
 // deno-lint-ignore no-explicit-any
 type Loose = any;

@@ -14,7 +14,8 @@ import {
   printerFor,
   type TableColumns,
 } from "../client/printers.ts";
-import type { Entry, Table } from "./_apiserver_store.ts";
+import type { Table } from "./_apiserver_store.ts";
+import type { Entry } from "./_apiserver_types.ts";
 
 // rest.DefaultTableConvertor: kinds without a printer.
 const DEFAULT_COLUMNS: TableColumns = {

@@ -11,7 +11,6 @@
 import type { Clock } from "../api/clock.ts";
 import type { Matcher } from "./_apiserver_select.ts";
 import {
-  type Entry,
   entryJson,
   eventLine,
   type EventSink,
@@ -19,6 +18,7 @@ import {
   namespaceRange,
   type Table,
 } from "./_apiserver_store.ts";
+import type { Entry } from "./_apiserver_types.ts";
 
 const encoder = new TextEncoder();
 const INITIAL_BATCH = 500;
