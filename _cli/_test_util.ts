@@ -36,3 +36,13 @@ current-context: fake
   );
   return path;
 }
+
+/** A core/v1 Event about pod `web` ("Pulled"), last seen at 11:59 UTC on 2025-06-01. */
+export const PULLED_EVENT = {
+  metadata: { namespace: "default", name: "web.1" },
+  involvedObject: { kind: "Pod", name: "web" },
+  type: "Normal",
+  reason: "Pulled",
+  message: "pulled",
+  lastTimestamp: "2025-06-01T11:59:00Z",
+};

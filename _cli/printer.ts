@@ -121,15 +121,20 @@ export class WatchPrinter {
 
   #printTable(objects: KubeObject[]): void {
     const { allNamespaces, write, now } = this.#opts;
+    const { headers, nameAt, cells } = this.#columns;
+    // NAME where the kind's printer has it (first, last for events -o wide,
+    // nowhere for events otherwise), NAMESPACE first.
+    const withName = (rest: string[], name: string) =>
+      nameAt === undefined
+        ? rest
+        : [...rest.slice(0, nameAt), name, ...rest.slice(nameAt)];
     const header = [
       ...(allNamespaces ? ["NAMESPACE"] : []),
-      "NAME",
-      ...this.#columns.headers,
+      ...withName(headers, "NAME"),
     ];
     const rows = objects.map((o) => [
       ...(allNamespaces ? [o.metadata.namespace ?? ""] : []),
-      o.metadata.name ?? "",
-      ...this.#columns.cells(o, now()),
+      ...withName(cells(o, now()), o.metadata.name ?? ""),
     ]);
     // Nothing synced: print nothing (the caller says "No resources found."
     // as kubectl does); the first event then brings its header.

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { WatchPrinter, type WatchPrinterOptions } from "./printer.ts";
 import type { KubeObject } from "../api/object.ts";
+import { PULLED_EVENT } from "./_test_util.ts";
 
 const NOW = Date.UTC(2025, 5, 1, 12, 0, 0);
 const cm = (ns: string, name: string, keys = 1): KubeObject =>
@@ -104,4 +105,18 @@ Deno.test("WatchPrinter -o json and -o name", () => {
   name.p.printInitial([cm("a", "x")]);
   name.p.printEvent("MODIFIED", cm("a", "x"));
   assert.deepEqual(name.lines, ["configmap/x", "MODIFIED configmap/x"]);
+});
+
+Deno.test("WatchPrinter prints events as kubectl does: NAMESPACE, no NAME, then LAST SEEN ... MESSAGE; -o wide puts NAME last", () => {
+  const event = PULLED_EVENT as KubeObject;
+  const { p, lines } = printer({ kind: "Event", typeName: "event" });
+  p.printInitial([event]);
+  assert.deepEqual(lines.slice(0, 2), [
+    "NAMESPACE   LAST SEEN   TYPE     REASON   OBJECT    MESSAGE",
+    "default     60s         Normal   Pulled   pod/web   pulled",
+  ]);
+  const wide = printer({ kind: "Event", typeName: "event", output: "wide" });
+  wide.p.printInitial([event]);
+  assert.match(wide.lines[0], /^NAMESPACE\s+LAST SEEN\s.*\sCOUNT\s+NAME$/);
+  assert.match(wide.lines[1], /^default\s+60s\s.*\s1\s+web\.1$/);
 });

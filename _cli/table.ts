@@ -11,8 +11,14 @@ import { AGE_ONLY, printerFor } from "../client/printers.ts";
 
 /** How one kind is printed: column headers and one row per object. */
 export interface Columns {
-  /** Headers after NAME (NAME itself and NAMESPACE are added by the caller). */
+  /** Headers besides NAME (NAME itself and NAMESPACE are added by the caller). */
   headers: string[];
+  /**
+   * Where NAME goes among `headers` (0: first), or undefined when the kind
+   * shows no NAME (events unless `-o wide`: kubectl prints their name last,
+   * wide only).
+   */
+  nameAt: number | undefined;
   /** The cells of `obj` for `headers`, at time `nowMs`. */
   cells(obj: KubeObject, nowMs: number): string[];
 }
@@ -23,11 +29,13 @@ export { age, humanDuration, podSummary } from "../client/printers.ts";
  * The columns kubectl shows for a kind, from the printers the fake API
  * server also serves as Tables (`client/printers.ts`): pods (READY,
  * STATUS, RESTARTS, AGE; wide adds IP, NODE, NOMINATED NODE, READINESS
- * GATES), deployments, replica sets, config maps, secrets, services,
- * nodes, namespaces; every other kind shows AGE.
+ * GATES), deployments, replica sets, jobs, cron jobs, config maps,
+ * secrets, services, nodes, namespaces, leases, events (LAST SEEN, TYPE,
+ * REASON, OBJECT, MESSAGE); every other kind shows AGE.
  * @param kind the object kind, e.g. `"Pod"`
  * @param wide whether `-o wide` was asked for (priority > 0 columns too)
- * @param group the kind's API group; unset: core, then apps
+ * @param group the kind's API group; unset: the first printer of `kind`,
+ *   core first
  */
 export function columnsFor(
   kind: string,
@@ -36,15 +44,21 @@ export function columnsFor(
 ): Columns {
   const printer = group !== undefined
     ? printerFor(group, kind)
-    : printerFor("", kind) ?? printerFor("apps", kind);
+    : ["", "apps", "batch", "coordination.k8s.io"].map((g) =>
+      printerFor(g, kind)
+    ).find((p) => p !== undefined);
   const p = printer ?? AGE_ONLY;
-  // Name is printed by the caller; -o wide adds the priority > 0 columns.
+  // -o wide adds the priority > 0 columns; Name is printed by the caller.
   const shown: number[] = [];
+  let nameAt: number | undefined;
   p.columns.forEach((c, i) => {
-    if (i > 0 && (wide || c.priority === 0)) shown.push(i);
+    if (!wide && c.priority !== 0) return;
+    if (c.format === "name") nameAt = shown.length;
+    else shown.push(i);
   });
   return {
     headers: shown.map((i) => p.columns[i].name.toUpperCase()),
+    nameAt,
     cells: (obj, now) => {
       const all = p.cells(obj, now);
       return shown.map((i) => String(all[i]));

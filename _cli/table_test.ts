@@ -8,6 +8,7 @@ import {
   podSummary,
 } from "./table.ts";
 import { printerFor } from "../client/printers.ts";
+import { PULLED_EVENT } from "./_test_util.ts";
 import {
   crashed,
   finished,
@@ -193,9 +194,10 @@ Deno.test("alignRow() pads like kubectl's tab writer", () => {
 });
 
 Deno.test("columnsFor() prints the columns client/printers.ts gives FakeApiServer's Tables", () => {
-  for (
-    const [group, kind] of [["", "Pod"], ["", "Node"], ["apps", "Deployment"]]
-  ) {
+  const kinds = "/Pod /Node apps/Deployment batch/Job batch/CronJob " +
+    "coordination.k8s.io/Lease";
+  for (const groupKind of kinds.split(" ")) {
+    const [group, kind] = groupKind.split("/");
     const served = printerFor(group, kind)!.columns;
     assert.deepEqual(
       columnsFor(kind, true, group).headers,
@@ -209,5 +211,33 @@ Deno.test("columnsFor() prints the columns client/printers.ts gives FakeApiServe
       ),
       kind,
     );
+    assert.equal(columnsFor(kind, false).nameAt, 0, kind);
   }
+});
+
+Deno.test("columnsFor() puts an event's NAME where kubectl does: nowhere, last with -o wide", () => {
+  const event = PULLED_EVENT as never;
+  const narrow = columnsFor("Event", false);
+  assert.deepEqual(narrow.headers, [
+    "LAST SEEN",
+    "TYPE",
+    "REASON",
+    "OBJECT",
+    "MESSAGE",
+  ]);
+  assert.equal(narrow.nameAt, undefined);
+  assert.deepEqual(narrow.cells(event, NOW), [
+    "60s",
+    "Normal",
+    "Pulled",
+    "pod/web",
+    "pulled",
+  ]);
+  const wide = columnsFor("Event", true);
+  assert.equal(wide.nameAt, wide.headers.length);
+  assert.deepEqual(wide.headers.slice(-2), ["FIRST SEEN", "COUNT"]);
+  assert.deepEqual(wide.cells(event, NOW).slice(-2), [
+    "<unknown>",
+    "1",
+  ]);
 });

@@ -9,78 +9,30 @@
  * @module
  */
 
-import type { KubeObject } from "../api/object.ts";
+import {
+  age,
+  AGE_COLUMN,
+  ageOf,
+  col,
+  containerCells,
+  CONTAINERS,
+  humanDuration,
+  IMAGES,
+  type Loose,
+  NAME_COLUMN,
+  none,
+  type TableColumns,
+} from "./_printer_base.ts";
+import { CRON_JOBS, JOBS } from "./_printers_batch.ts";
 
-/** A Table column definition (meta.k8s.io/v1 `TableColumnDefinition`). */
-export interface PrinterColumn {
-  /** Column name, e.g. `"Ready"`; kubectl prints it upper-cased. */
-  name: string;
-  /** OpenAPI type: `string`, `integer`, `number`, `boolean` or `date`. */
-  type: string;
-  /** OpenAPI format, e.g. `name` for the Name column, else `""`. */
-  format: string;
-  /** What the column shows. */
-  description: string;
-  /** 0: always shown; 1 and more: only with `-o wide`. */
-  priority: number;
-}
-
-/** The columns of a kind and the cells of one object (one per column, Name first). */
-export interface TableColumns {
-  /** The column definitions, Name first. */
-  columns: readonly PrinterColumn[];
-  /**
-   * The cells of `obj` at time `nowMs` (epoch ms), one per column; counts
-   * are numbers, as the apiserver sends them.
-   */
-  cells(obj: KubeObject, nowMs: number): (string | number)[];
-}
-
-// deno-lint-ignore no-explicit-any
-type Loose = any;
-
-/**
- * kubectl's age: `5s`, `2m30s`, `17m`, `4h10m`, `11h`, `3d2h`, `45d`, `2y10d`
- * (apimachinery `duration.HumanDuration`).
- * @param ms elapsed milliseconds
- */
-export function humanDuration(ms: number): string {
-  const seconds = Math.trunc(ms / 1000);
-  if (seconds < -1) return "<invalid>";
-  if (seconds < 0) return "0s";
-  if (seconds < 120) return `${seconds}s`;
-  const minutes = Math.trunc(seconds / 60);
-  if (minutes < 10) {
-    const s = seconds % 60;
-    return s === 0 ? `${minutes}m` : `${minutes}m${s}s`;
-  }
-  if (minutes < 180) return `${minutes}m`;
-  const hours = Math.trunc(minutes / 60);
-  if (hours < 8) {
-    const m = minutes % 60;
-    return m === 0 ? `${hours}h` : `${hours}h${m}m`;
-  }
-  if (hours < 48) return `${hours}h`;
-  const days = Math.trunc(hours / 24);
-  if (hours < 24 * 8) {
-    const h = hours % 24;
-    return h === 0 ? `${days}d` : `${days}d${h}h`;
-  }
-  if (hours < 24 * 365 * 2) return `${days}d`;
-  const years = Math.trunc(days / 365);
-  if (hours < 24 * 365 * 8) {
-    const d = days % 365;
-    return d === 0 ? `${years}y` : `${years}y${d}d`;
-  }
-  return `${years}y`;
-}
-
-/** Age of an RFC 3339 timestamp at `nowMs`, `<unknown>` when absent. */
-export function age(timestamp: string | undefined, nowMs: number): string {
-  if (!timestamp) return "<unknown>";
-  const at = Date.parse(timestamp);
-  return Number.isNaN(at) ? "<unknown>" : humanDuration(nowMs - at);
-}
+export {
+  age,
+  AGE_COLUMN,
+  humanDuration,
+  NAME_COLUMN,
+  type PrinterColumn,
+  type TableColumns,
+} from "./_printer_base.ts";
 
 /** kubectl's pod READY, STATUS, RESTARTS (with "(5m ago)") columns. */
 export function podSummary(
@@ -166,36 +118,6 @@ function initReason(spec: Loose, status: Loose): string | undefined {
   return undefined;
 }
 
-const NAME_DOC =
-  "Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: http://kubernetes.io/docs/user-guide/identifiers#names";
-const AGE_DOC =
-  "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata";
-
-function col(
-  name: string,
-  description: string,
-  priority = 0,
-  type = "string",
-): PrinterColumn {
-  return {
-    name,
-    type,
-    format: name === "Name" ? "name" : "",
-    description,
-    priority,
-  };
-}
-
-/** The Name column (format `name`). */
-export const NAME_COLUMN: PrinterColumn = col("Name", NAME_DOC);
-/** The Age column of built-in kinds (a string cell such as `5m`). */
-export const AGE_COLUMN: PrinterColumn = col("Age", AGE_DOC);
-
-const none = (v: unknown): string =>
-  v === undefined || v === null || v === "" ? "<none>" : String(v);
-const ageOf = (obj: KubeObject, now: number) =>
-  age(obj.metadata.creationTimestamp, now);
-
 const PODS: TableColumns = {
   columns: [
     NAME_COLUMN,
@@ -253,23 +175,10 @@ const PODS: TableColumns = {
   },
 };
 
-const CONTAINERS = col(
-  "Containers",
-  "Names of each container in the template.",
-  1,
-);
-const IMAGES = col(
-  "Images",
-  "Images referenced by each container in the template.",
-  1,
-);
-
 function containersAndSelector(obj: Loose): string[] {
-  const containers = obj.spec?.template?.spec?.containers ?? [];
   const labels = obj.spec?.selector?.matchLabels ?? {};
   return [
-    containers.map((c: Loose) => c.name).join(","),
-    containers.map((c: Loose) => c.image).join(","),
+    ...containerCells(obj.spec?.template),
     none(Object.entries(labels).map(([k, v]) => `${k}=${v}`).join(",")),
   ];
 }
@@ -494,6 +403,97 @@ const SERVICES: TableColumns = {
   },
 };
 
+const LEASES: TableColumns = {
+  columns: [
+    NAME_COLUMN,
+    col(
+      "Holder",
+      "holderIdentity contains the identity of the holder of a current lease. If Coordinated Leader Election is used, the holder identity must be equal to the elected LeaseCandidate.metadata.name field.",
+    ),
+    AGE_COLUMN,
+  ],
+  cells: (lease: Loose, now) => [
+    lease.metadata.name ?? "",
+    lease.spec?.holderIdentity ?? "",
+    ageOf(lease, now),
+  ],
+};
+
+/** An event's Source cell: component (or reporting controller), then host (or instance). */
+function eventSource(ev: Loose): string {
+  const component = ev.source?.component || ev.reportingComponent || "";
+  const host = ev.source?.host || ev.reportingInstance || "";
+  return host ? `${component}, ${host}` : component;
+}
+
+// Events have no Name column up front: kubectl shows it only with -o wide,
+// last, after First Seen and Count.
+const EVENTS: TableColumns = {
+  columns: [
+    col(
+      "Last Seen",
+      "The time at which the most recent occurrence of this event was recorded.",
+    ),
+    col(
+      "Type",
+      "Type of this event (Normal, Warning), new types could be added in the future",
+    ),
+    col(
+      "Reason",
+      "This should be a short, machine understandable string that gives the reason for the transition into the object's current status.",
+    ),
+    col("Object", "The object that this event is about."),
+    col(
+      "Subobject",
+      'If referring to a piece of an object instead of an entire object, this string should contain a valid JSON/Go field access statement, such as desiredState.manifest.containers[2]. For example, if the object reference is to a container within a pod, this would take on a value like: "spec.containers{name}" (where "name" refers to the name of the container that triggered the event) or if no container name is specified "spec.containers[2]" (container with index 2 in this pod). This syntax is chosen only to have some well-defined way of referencing a part of an object.',
+      1,
+    ),
+    col(
+      "Source",
+      "The component reporting this event. Should be a short machine understandable string.",
+      1,
+    ),
+    col(
+      "Message",
+      "A human-readable description of the status of this operation.",
+    ),
+    col(
+      "First Seen",
+      "The time at which the event was first recorded. (Time of server receipt is in TypeMeta.)",
+      1,
+    ),
+    col("Count", "The number of times this event has occurred.", 1),
+    { ...NAME_COLUMN, priority: 1 },
+  ],
+  cells: (ev: Loose, now) => {
+    // firstTimestamp, else eventTime (events.k8s.io); lastTimestamp, else
+    // the first; a series' last observation and count win.
+    const first = ev.firstTimestamp
+      ? age(ev.firstTimestamp, now)
+      : age(ev.eventTime ?? undefined, now);
+    let last = ev.lastTimestamp ? age(ev.lastTimestamp, now) : first;
+    let count: number = ev.count || 1;
+    if (ev.series) {
+      last = age(ev.series.lastObservedTime ?? undefined, now);
+      count = ev.series.count ?? 0;
+    }
+    const kind = String(ev.involvedObject?.kind ?? "").toLowerCase();
+    const name = ev.involvedObject?.name;
+    return [
+      last,
+      ev.type ?? "",
+      ev.reason ?? "",
+      name ? `${kind}/${name}` : kind,
+      ev.involvedObject?.fieldPath ?? "",
+      eventSource(ev),
+      String(ev.message ?? "").trim(),
+      first,
+      count,
+      ev.metadata.name ?? "",
+    ];
+  },
+};
+
 const PRINTERS: Readonly<Record<string, TableColumns>> = {
   "/Pod": PODS,
   "/ConfigMap": CONFIG_MAPS,
@@ -501,8 +501,12 @@ const PRINTERS: Readonly<Record<string, TableColumns>> = {
   "/Node": NODES,
   "/Namespace": NAMESPACES,
   "/Service": SERVICES,
+  "/Event": EVENTS,
   "apps/Deployment": DEPLOYMENTS,
   "apps/ReplicaSet": REPLICA_SETS,
+  "batch/Job": JOBS,
+  "batch/CronJob": CRON_JOBS,
+  "coordination.k8s.io/Lease": LEASES,
 };
 
 /**
@@ -510,7 +514,11 @@ const PRINTERS: Readonly<Record<string, TableColumns>> = {
  * Ready, Status, Restarts, Age; IP, Node, Nominated Node, Readiness Gates
  * at priority 1), configmaps (Name, Data, Age), secrets, services, nodes
  * (wide: Internal-IP, External-IP, OS-Image, Kernel-Version,
- * Container-Runtime), namespaces, deployments and replicasets.
+ * Container-Runtime), namespaces, deployments, replicasets, jobs (Name,
+ * Status, Completions, Duration, Age), cronjobs (Name, Schedule, Timezone,
+ * Suspend, Active, Last Schedule, Age), leases (Name, Holder, Age) and
+ * events (Last Seen, Type, Reason, Object, Message; Name only at priority
+ * 1, last).
  * @param group the API group, `""` for core
  * @param kind the kind, e.g. `"Pod"`
  * @returns the columns, or undefined for a kind without a printer (the
@@ -531,6 +539,17 @@ const PRINTERS: Readonly<Record<string, TableColumns>> = {
  *   status: { phase: "Pending" },
  * } as never, Date.UTC(2025, 0, 1, 0, 0, 5));
  * assert.deepEqual(cells.slice(0, 5), ["p", "0/1", "Pending", "0", "5s"]);
+ * ```
+ * @example Event columns (no Name up front)
+ * ```ts
+ * import { printerFor } from "@kubecache/core/client";
+ * import assert from "node:assert/strict";
+ *
+ * const events = printerFor("", "Event")!;
+ * assert.deepEqual(
+ *   events.columns.filter((c) => c.priority === 0).map((c) => c.name),
+ *   ["Last Seen", "Type", "Reason", "Object", "Message"],
+ * );
  * ```
  */
 export function printerFor(

@@ -144,3 +144,25 @@ export function widgetCrd(
     },
   };
 }
+
+/**
+ * A batch/v1 Job (in the default namespace) whose `completions` pods ran
+ * from `start` to `end` (RFC 3339 times): Complete.
+ */
+export function completedJob(
+  name: string,
+  completions: number,
+  [start, end]: [string, string],
+  spec: Record<string, unknown> = {},
+): KubeObject {
+  return {
+    metadata: { name },
+    spec: { completions, ...spec },
+    status: {
+      succeeded: completions,
+      startTime: start,
+      completionTime: end,
+      conditions: [{ type: "Complete", status: "True" }],
+    },
+  } as KubeObject;
+}

@@ -5,10 +5,16 @@
  */
 
 import assert from "node:assert/strict";
-import { FakeApiServer } from "./fake_api_server.ts";
+import { FakeApiServer, type FakeApiServerOptions } from "./fake_api_server.ts";
+import { FakeClock } from "./fake_clock.ts";
+import { completedJob } from "./_apiserver_test_util.ts";
 import {
   ConfigMaps,
+  CronJobs,
   Deployments,
+  Events,
+  Jobs,
+  Leases,
   Namespaces,
   Nodes,
   Pods,
@@ -31,8 +37,8 @@ async function hasKubectl(): Promise<boolean> {
 const ignore = !(await hasKubectl());
 
 /** A server, a kubeconfig pointing at it, and a kubectl runner. */
-async function setup() {
-  const server = await FakeApiServer.start();
+async function setup(serverOpts: FakeApiServerOptions = {}) {
+  const server = await FakeApiServer.start(serverOpts);
   const dir = await Deno.makeTempDir({ prefix: "kubecache-kubectl-" });
   const kubeconfig = `${dir}/config`;
   await Deno.writeTextFile(
@@ -437,5 +443,72 @@ Deno.test({
     const managers = (web.metadata.managedFields as { manager: string }[])
       .map((m) => m.manager);
     assert.ok(managers.includes("bob"), managers.join());
+  },
+});
+
+Deno.test({
+  name:
+    "kubectl get leases,jobs,cronjobs,events prints kubectl's real columns from FakeApiServer's Tables",
+  ignore,
+  async fn() {
+    const start = Date.UTC(2025, 0, 1);
+    const clock = new FakeClock(start);
+    await using env = await setup({ clock });
+    const { server, kubectl } = env;
+    const at = (s: number) =>
+      new Date(start + s * 1000).toISOString().replace(".000Z", "Z");
+    server.create(Leases, {
+      metadata: { name: "leader" },
+      spec: { holderIdentity: "node-a_1" },
+    });
+    server.create(
+      Jobs,
+      completedJob("migrate", 1, [at(0), at(42)], {
+        template: { spec: { containers: [{ name: "m", image: "tool" }] } },
+      }),
+    );
+    server.create(CronJobs, {
+      metadata: { name: "nightly" },
+      spec: { schedule: "0 3 * * *", suspend: true },
+      status: { lastScheduleTime: at(60) },
+    });
+    server.create(Events, {
+      metadata: { name: "web.1" },
+      involvedObject: { kind: "Pod", name: "web" },
+      reason: "Pulled",
+      message: "Container image pulled",
+      type: "Normal",
+      count: 2,
+      firstTimestamp: at(30),
+      lastTimestamp: at(90),
+      source: { component: "kubelet", host: "node-a" },
+    });
+    await clock.step(180_000);
+
+    const all = await kubectl("get", "leases,jobs,cronjobs,events");
+    assert.equal(all.code, 0, all.stderr);
+    assert.equal(
+      all.stdout,
+      [
+        "NAME                               HOLDER     AGE",
+        "lease.coordination.k8s.io/leader   node-a_1   3m",
+        "",
+        "NAME                STATUS     COMPLETIONS   DURATION   AGE",
+        "job.batch/migrate   Complete   1/1           42s        3m",
+        "",
+        "NAME                    SCHEDULE    TIMEZONE   SUSPEND   ACTIVE   LAST SCHEDULE   AGE",
+        "cronjob.batch/nightly   0 3 * * *   <none>     True      0        2m              3m",
+        "",
+        "LAST SEEN   TYPE     REASON   OBJECT    MESSAGE",
+        "90s         Normal   Pulled   pod/web   Container image pulled",
+        "",
+      ].join("\n"),
+    );
+    const wide = await kubectl("get", "events", "-o", "wide");
+    assert.equal(wide.code, 0, wide.stderr);
+    assert.match(
+      wide.stdout,
+      /^LAST SEEN\s+TYPE\s+REASON\s+OBJECT\s+SUBOBJECT\s+SOURCE\s+MESSAGE\s+FIRST SEEN\s+COUNT\s+NAME\n90s\s+Normal\s+Pulled\s+pod\/web\s+kubelet, node-a\s+Container image pulled\s+2m30s\s+2\s+web\.1\n$/,
+    );
   },
 });

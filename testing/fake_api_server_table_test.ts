@@ -7,10 +7,18 @@
  */
 
 import assert from "node:assert/strict";
-import { ConfigMaps, Nodes, Pods } from "../api/resources.ts";
+import {
+  ConfigMaps,
+  CronJobs,
+  Events,
+  Jobs,
+  Leases,
+  Nodes,
+  Pods,
+} from "../api/resources.ts";
 import { FakeApiServer } from "./fake_api_server.ts";
 import { FakeClock } from "./fake_clock.ts";
-import { getJson } from "./_apiserver_test_util.ts";
+import { completedJob, getJson } from "./_apiserver_test_util.ts";
 
 const TABLE = "application/json;as=Table;v=v1;g=meta.k8s.io";
 const META = "application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io";
@@ -21,7 +29,9 @@ interface TableBody {
   kind: string;
   apiVersion: string;
   metadata: Record<string, unknown>;
-  columnDefinitions: { name: string; priority: number; type: string }[] | null;
+  columnDefinitions:
+    | { name: string; priority: number; type: string; format: string }[]
+    | null;
   rows: { cells: unknown[]; object: Record<string, unknown> | null }[];
 }
 
@@ -201,4 +211,125 @@ Deno.test("FakeApiServer watches as PartialObjectMetadata and as Table (columns 
     [],
     "the stream ends at the first event",
   );
+});
+
+Deno.test("FakeApiServer Tables carry kubectl's lease, job, cronjob and event columns and cells", async () => {
+  const clock = new FakeClock(Date.UTC(2025, 0, 1));
+  await using server = await FakeApiServer.start({ clock });
+  const at = (s: number) =>
+    new Date(Date.UTC(2025, 0, 1) + s * 1000)
+      .toISOString().replace(".000Z", "Z");
+  server.create(Leases, {
+    metadata: { name: "held", namespace: "default" },
+    spec: { holderIdentity: "node-a_1" },
+  });
+  server.create(Leases, { metadata: { name: "free", namespace: "default" } });
+  server.create(
+    Jobs,
+    completedJob("done", 3, [at(0), at(150)], {
+      selector: {
+        matchLabels: { "job-name": "done" },
+        matchExpressions: [{ key: "tier", operator: "In", values: ["b", "a"] }],
+      },
+      template: { spec: { containers: [{ name: "w", image: "busybox" }] } },
+    }),
+  );
+  server.create(Jobs, {
+    metadata: { name: "busy", namespace: "default" },
+    spec: { parallelism: 4 },
+    status: {
+      startTime: at(0),
+      conditions: [{ type: "Complete", status: "False" }],
+    },
+  });
+  server.create(CronJobs, {
+    metadata: { name: "nightly", namespace: "default" },
+    spec: {
+      schedule: "0 3 * * *",
+      timeZone: "Etc/UTC",
+      suspend: false,
+      jobTemplate: {
+        spec: {
+          template: { spec: { containers: [{ name: "b", image: "backup" }] } },
+        },
+      },
+    },
+    status: { active: [{ name: "nightly-1" }], lastScheduleTime: at(60) },
+  });
+  server.create(CronJobs, {
+    metadata: { name: "bare", namespace: "default" },
+    spec: { schedule: "@hourly" },
+  });
+  server.create(Events, {
+    metadata: { name: "web.1", namespace: "default" },
+    involvedObject: {
+      kind: "Pod",
+      name: "web",
+      fieldPath: "spec.containers{c}",
+    },
+    reason: "BackOff",
+    message: "Back-off restarting failed container\n",
+    type: "Warning",
+    count: 4,
+    firstTimestamp: at(10),
+    lastTimestamp: at(200),
+    source: { component: "kubelet", host: "node-a" },
+  });
+  server.create(Events, {
+    metadata: { name: "new.1", namespace: "default" },
+    involvedObject: { kind: "Node" },
+    reason: "Starting",
+    type: "Normal",
+    eventTime: at(240).replace("Z", ".000000Z"),
+    reportingComponent: "kube-proxy",
+  } as never);
+  await clock.step(300_000);
+
+  const table = async (path: string) =>
+    (await getJson(server, path, accept(TABLE))).body as unknown as TableBody;
+  // "Name | Suspend:boolean | Containers*" (* for priority 1)
+  const columns = (t: TableBody) =>
+    t.columnDefinitions!.map((c) =>
+      `${c.name}${c.priority ? "*" : ""}${
+        c.type === "string" ? "" : `:${c.type}`
+      }`
+    ).join(" | ");
+  // One JSON array per row: counts stay numbers.
+  const rows = (t: TableBody) => t.rows.map((r) => JSON.stringify(r.cells));
+
+  // Per kind: its path, its columns, its rows (sorted by name).
+  const kinds: [string, string, string[]][] = [[
+    "/apis/coordination.k8s.io/v1/namespaces/default/leases",
+    "Name | Holder | Age",
+    ['["free","","5m"]', '["held","node-a_1","5m"]'],
+  ], [
+    "/apis/batch/v1/namespaces/default/jobs",
+    "Name | Status | Completions | Duration | Age | Containers* | Images* | Selector*",
+    [
+      '["busy","Running","0/1 of 4","5m","5m","","","<none>"]',
+      '["done","Complete","3/3","2m30s","5m","w","busybox","job-name=done,tier in (a,b)"]',
+    ],
+  ], [
+    "/apis/batch/v1/namespaces/default/cronjobs",
+    "Name | Schedule | Timezone | Suspend:boolean | Active:integer | Last Schedule | Age | Containers* | Images* | Selector*",
+    [
+      '["bare","@hourly","<none>","<unset>",0,"<none>","5m","","","<none>"]',
+      '["nightly","0 3 * * *","Etc/UTC","False",1,"4m","5m","b","backup","<none>"]',
+    ],
+  ], [
+    "/api/v1/namespaces/default/events",
+    "Last Seen | Type | Reason | Object | Subobject* | Source* | Message | First Seen* | Count* | Name*",
+    [
+      '["60s","Normal","Starting","node","","kube-proxy","","60s",1,"new.1"]',
+      '["100s","Warning","BackOff","pod/web","spec.containers{c}","kubelet, node-a","Back-off restarting failed container","4m50s",4,"web.1"]',
+    ],
+  ]];
+  for (const [path, wantColumns, wantRows] of kinds) {
+    const t = await table(path);
+    assert.equal(columns(t), wantColumns, path);
+    assert.deepEqual(rows(t), wantRows, path);
+  }
+  // An event's Name is the last column, still the one of format "name".
+  const events = await table("/api/v1/namespaces/default/events");
+  assert.equal(events.columnDefinitions![9].format, "name");
 });

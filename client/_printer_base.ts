@@ -1,0 +1,169 @@
+/**
+ * What kubectl's printers (`printers.ts` and its `_printers_*.ts` parts)
+ * share: the column and cell types, the age format, the Name and Age
+ * columns and the cell helpers. Private to client/.
+ *
+ * @module
+ */
+
+import type { KubeObject } from "../api/object.ts";
+
+/** A Table column definition (meta.k8s.io/v1 `TableColumnDefinition`). */
+export interface PrinterColumn {
+  /** Column name, e.g. `"Ready"`; kubectl prints it upper-cased. */
+  name: string;
+  /** OpenAPI type: `string`, `integer`, `number`, `boolean` or `date`. */
+  type: string;
+  /** OpenAPI format, e.g. `name` for the Name column, else `""`. */
+  format: string;
+  /** What the column shows. */
+  description: string;
+  /** 0: always shown; 1 and more: only with `-o wide`. */
+  priority: number;
+}
+
+/**
+ * The columns of a kind and the cells of one object, one per column. Name
+ * (the column with format `name`) comes first, except for events, whose
+ * Name is last and only at priority 1.
+ */
+export interface TableColumns {
+  /** The column definitions, Name first. */
+  columns: readonly PrinterColumn[];
+  /**
+   * The cells of `obj` at time `nowMs` (epoch ms), one per column; counts
+   * are numbers, as the apiserver sends them.
+   */
+  cells(obj: KubeObject, nowMs: number): (string | number)[];
+}
+
+// deno-lint-ignore no-explicit-any
+export type Loose = any;
+
+/**
+ * kubectl's age: `5s`, `2m30s`, `17m`, `4h10m`, `11h`, `3d2h`, `45d`, `2y10d`
+ * (apimachinery `duration.HumanDuration`).
+ * @param ms elapsed milliseconds
+ */
+export function humanDuration(ms: number): string {
+  const seconds = Math.trunc(ms / 1000);
+  if (seconds < -1) return "<invalid>";
+  if (seconds < 0) return "0s";
+  if (seconds < 120) return `${seconds}s`;
+  const minutes = Math.trunc(seconds / 60);
+  if (minutes < 10) {
+    const s = seconds % 60;
+    return s === 0 ? `${minutes}m` : `${minutes}m${s}s`;
+  }
+  if (minutes < 180) return `${minutes}m`;
+  const hours = Math.trunc(minutes / 60);
+  if (hours < 8) {
+    const m = minutes % 60;
+    return m === 0 ? `${hours}h` : `${hours}h${m}m`;
+  }
+  if (hours < 48) return `${hours}h`;
+  const days = Math.trunc(hours / 24);
+  if (hours < 24 * 8) {
+    const h = hours % 24;
+    return h === 0 ? `${days}d` : `${days}d${h}h`;
+  }
+  if (hours < 24 * 365 * 2) return `${days}d`;
+  const years = Math.trunc(days / 365);
+  if (hours < 24 * 365 * 8) {
+    const d = days % 365;
+    return d === 0 ? `${years}y` : `${years}y${d}d`;
+  }
+  return `${years}y`;
+}
+
+/** Age of an RFC 3339 timestamp at `nowMs`, `<unknown>` when absent. */
+export function age(timestamp: string | undefined, nowMs: number): string {
+  if (!timestamp) return "<unknown>";
+  const at = Date.parse(timestamp);
+  return Number.isNaN(at) ? "<unknown>" : humanDuration(nowMs - at);
+}
+
+const NAME_DOC =
+  "Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: http://kubernetes.io/docs/user-guide/identifiers#names";
+const AGE_DOC =
+  "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata";
+
+/** A column definition (`format: name` for the Name column). */
+export function col(
+  name: string,
+  description: string,
+  priority = 0,
+  type = "string",
+): PrinterColumn {
+  return {
+    name,
+    type,
+    format: name === "Name" ? "name" : "",
+    description,
+    priority,
+  };
+}
+
+/** The Name column (format `name`). */
+export const NAME_COLUMN: PrinterColumn = col("Name", NAME_DOC);
+/** The Age column of built-in kinds (a string cell such as `5m`). */
+export const AGE_COLUMN: PrinterColumn = col("Age", AGE_DOC);
+
+/** `<none>` for an unset or empty value. */
+export const none = (v: unknown): string =>
+  v === undefined || v === null || v === "" ? "<none>" : String(v);
+/** The Age cell of an object. */
+export const ageOf = (obj: KubeObject, now: number) =>
+  age(obj.metadata.creationTimestamp, now);
+
+/** The Containers column of a workload (priority 1). */
+export const CONTAINERS: PrinterColumn = col(
+  "Containers",
+  "Names of each container in the template.",
+  1,
+);
+/** The Images column of a workload (priority 1). */
+export const IMAGES: PrinterColumn = col(
+  "Images",
+  "Images referenced by each container in the template.",
+  1,
+);
+
+/**
+ * The Containers and Images cells of a pod template (kubernetes
+ * `layoutContainerCells`): names and images joined by commas.
+ */
+export function containerCells(template: Loose): [string, string] {
+  const containers = template?.spec?.containers ?? [];
+  return [
+    containers.map((c: Loose) => c.name).join(","),
+    containers.map((c: Loose) => c.image).join(","),
+  ];
+}
+
+/**
+ * A label selector as text (apimachinery `metav1.FormatLabelSelector`):
+ * its requirements sorted by key (`app=web,tier in (a,b),!legacy`), or
+ * `<none>` when it selects by nothing.
+ */
+export function formatLabelSelector(selector: Loose): string {
+  const reqs: [string, string][] = Object.entries(
+    selector?.matchLabels ?? {},
+  ).map(([k, v]) => [k, `${k}=${v}`]);
+  for (const e of selector?.matchExpressions ?? []) {
+    const values = [...(e.values ?? [])].sort().join(",");
+    const text = e.operator === "In"
+      ? `${e.key} in (${values})`
+      : e.operator === "NotIn"
+      ? `${e.key} notin (${values})`
+      : e.operator === "Exists"
+      ? e.key
+      : e.operator === "DoesNotExist"
+      ? `!${e.key}`
+      : undefined;
+    if (text === undefined) return "<error>";
+    reqs.push([e.key, text]);
+  }
+  reqs.sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0);
+  return none(reqs.map(([, text]) => text).join(","));
+}
