@@ -128,6 +128,27 @@ export function hasNextBatch<T>(
     "function";
 }
 
+/** The metadata of a list or of one page of it. */
+export type ListMeta = ObjectList<unknown>["metadata"];
+
+/**
+ * What a list call reports before it resolves (the third argument of
+ * {@link ListerWatcher.list}; `KubeClient.list` takes it as
+ * {@link ResourceRequestOptions.onListMeta}).
+ */
+export interface ListHooks {
+  /**
+   * Called at most once, with the list's metadata (`resourceVersion`,
+   * `continue`), as soon as the response has delivered it and before the
+   * items are decoded: the API server writes a list's metadata before its
+   * items. The Reflector's pager requests the next page from here, so the
+   * next page travels while this one is still arriving and being decoded.
+   * Not called when the metadata comes after the items, or the list fails
+   * before it arrives.
+   */
+  onListMeta?: (metadata: ListMeta) => void;
+}
+
 /**
  * Lists and watches one kind of object (client-go `cache.ListerWatcher`).
  * Both calls make one attempt and throw on failure (typically a
@@ -146,8 +167,16 @@ export interface ListerWatcher<T extends KubeObject = KubeObject> {
    * Reflector skips a watched object that names another.
    */
   readonly expectedType?: { apiVersion: string; kind: string };
-  /** List objects (one page when `opts.limit` is set). */
-  list(opts: ListOptions, signal?: AbortSignal): Promise<ObjectList<T>>;
+  /**
+   * List objects (one page when `opts.limit` is set). `hooks` are optional
+   * to honour: a ListerWatcher that cannot tell a list's metadata before its
+   * items may ignore them (the Reflector then pages one request at a time).
+   */
+  list(
+    opts: ListOptions,
+    signal?: AbortSignal,
+    hooks?: ListHooks,
+  ): Promise<ObjectList<T>>;
   /**
    * Start a watch. The returned iterable yields events until the server ends
    * the stream (it then returns) or the connection breaks (it then throws);
@@ -176,6 +205,8 @@ export interface ResourceRequestOptions extends ListOptions {
    * list is held (see {@link ListWatchOptions.transform}).
    */
   mapItem?: (item: KubeObject) => KubeObject;
+  /** Of a list: see {@link ListHooks.onListMeta}. */
+  onListMeta?: ListHooks["onListMeta"];
 }
 
 /**
@@ -261,12 +292,14 @@ function filteredListWatch<T extends KubeObject>(
     opts: ListOptions,
     signal: AbortSignal | undefined,
     accept: string | undefined,
+    hooks?: ListHooks,
   ) => {
     const merged: ResourceRequestOptions = { ...opts, signal };
     if (filters.namespace) merged.namespace = filters.namespace;
     if (filters.labelSelector) merged.labelSelector = filters.labelSelector;
     if (filters.fieldSelector) merged.fieldSelector = filters.fieldSelector;
     if (accept) merged.accept = accept;
+    if (hooks?.onListMeta) merged.onListMeta = hooks.onListMeta;
     return merged;
   };
   const selectors = [filters.labelSelector, filters.fieldSelector].filter(
@@ -294,8 +327,8 @@ function filteredListWatch<T extends KubeObject>(
     return {
       description,
       expectedType,
-      list: (opts, signal) =>
-        client.list(t, withFilters(opts, signal, accept?.list)),
+      list: (opts, signal, hooks) =>
+        client.list(t, withFilters(opts, signal, accept?.list, hooks)),
       watch: (opts, signal) =>
         client.watch(t, withFilters(opts, signal, accept?.watch)),
     };
@@ -303,9 +336,9 @@ function filteredListWatch<T extends KubeObject>(
   return {
     description,
     expectedType,
-    list: (opts, signal) =>
+    list: (opts, signal, hooks) =>
       client.list(t, {
-        ...withFilters(opts, signal, accept?.list),
+        ...withFilters(opts, signal, accept?.list, hooks),
         mapItem: filters.transform,
       }),
     watch: async (opts, signal) =>

@@ -1,8 +1,8 @@
 /**
- * The Reflector's watch and list plumbing that needs no Reflector state:
- * opening a watch, the liveness watchdog, racing `next()` against an
- * abort, the paged list (client-go `tools/pager`), the watch-list's scratch
- * store, and the classification of failures for the state machine.
+ * The Reflector's watch plumbing that needs no Reflector state: opening a
+ * watch, the liveness watchdog, racing `next()` against an abort, the
+ * watch-list's scratch store, and the classification of failures for the
+ * state machine (the list side is in `_reflector_list.ts`).
  * Internal module; `reflector.ts` uses it.
  *
  * @module
@@ -30,8 +30,6 @@ const MIN_WATCH_TIMEOUT_S = 300;
 export const WATCHDOG_MARGIN_MS = 60_000;
 /** A watch-list silent this long before its end bookmark falls back to list. */
 export const WATCH_LIST_END_WAIT_MS = 10_000;
-/** Page size when the caller sets none and paging applies (client-go `pager.defaultPageSize`). */
-const DEFAULT_PAGE_SIZE = 500;
 /** Annotation of the BOOKMARK that ends a watch-list's initial events. */
 export const INITIAL_EVENTS_END = "k8s.io/initial-events-end";
 
@@ -137,59 +135,6 @@ export class AbortableNext<R> {
     this.signal.removeEventListener("abort", this.#onAbort);
     this.#settle = undefined;
   }
-}
-
-/** A complete list: its items, its RV, and whether it came in pages. */
-export interface ListResult<T> {
-  items: T[];
-  resourceVersion: string;
-  paginated: boolean;
-}
-
-/**
- * client-go `pager.List` with `FullListIfExpired`, and the Reflector's page
- * size rule: `pageSize` when set; else 500 at RV "0" / "", and unpaged at
- * an exact RV (so the watch cache can serve it) unless `keepPaging`.
- */
-export async function listPages<T extends KubeObject>(
-  lw: ListerWatcher<T>,
-  rv: string,
-  paging: { pageSize: number; keepPaging: boolean },
-  signal: AbortSignal,
-): Promise<ListResult<T>> {
-  let limit: number | undefined = DEFAULT_PAGE_SIZE;
-  if (paging.pageSize > 0) limit = paging.pageSize;
-  else if (!paging.keepPaging && rv !== "" && rv !== "0") limit = undefined;
-  const opts: ListOptions = { resourceVersion: rv };
-  if (limit !== undefined) opts.limit = limit;
-  const items: T[] = [];
-  let listRV: string | undefined;
-  let paginated = false;
-  for (;;) {
-    let page;
-    try {
-      page = await lw.list({ ...opts }, signal);
-    } catch (err) {
-      if (!opts.continue || !isExpired(err)) throw err;
-      // The continue token expired mid-list: one full list at the
-      // requested RV (client-go pager's FullListIfExpired).
-      const full = await lw.list({ resourceVersion: rv }, signal);
-      return {
-        items: full.items,
-        resourceVersion: full.metadata.resourceVersion ?? "",
-        paginated,
-      };
-    }
-    listRV ??= page.metadata.resourceVersion ?? "";
-    for (const item of page.items) items.push(item);
-    const token = page.metadata.continue;
-    if (!token) break;
-    // Continue pages carry the token, the limit, and no resourceVersion.
-    opts.continue = token;
-    delete opts.resourceVersion;
-    paginated = true;
-  }
-  return { items, resourceVersion: listRV, paginated };
 }
 
 /** The scratch store a watch-list fills before `replace` (client-go's temporary `Store`). */

@@ -338,7 +338,26 @@ export class DeltaFIFO<T> implements Queue<T, Deltas<T>> {
    */
   replace(list: T[], _resourceVersion: string): void {
     const action: DeltaType = this.#emitDeltaTypeReplaced ? "Replaced" : "Sync";
-    const keys = list.map((obj) => this.keyOf(obj));
+    // Every key first: a key function that throws leaves nothing queued.
+    const keys = new Array<string>(list.length);
+    for (let i = 0; i < list.length; i++) keys[i] = this.keyOf(list[i]);
+    const knownKeys = this.#knownObjects?.listKeys();
+    if (
+      this.#items.size === 0 && this.#inFlight === undefined &&
+      (knownKeys === undefined || knownKeys.length === 0)
+    ) {
+      // Nothing queued, known or in flight (an informer's first list):
+      // nothing can be missing from the list, so no set of listed keys is
+      // needed, and the distinct keys are the queued ones.
+      for (let i = 0; i < list.length; i++) {
+        this.#queueAction(action, list[i], keys[i]);
+      }
+      if (!this.#populated) {
+        this.#populated = true;
+        this.#initialPopulationCount = this.#items.size;
+      }
+      return;
+    }
     const listed = new Set(keys);
     // Queued keys missing from the list, found before the list joins the
     // queue (so an initial list does not scan itself).
@@ -346,7 +365,9 @@ export class DeltaFIFO<T> implements Queue<T, Deltas<T>> {
     for (const key of this.#items.keys()) {
       if (!listed.has(key)) missing.push(key);
     }
-    list.forEach((obj, i) => this.#queueAction(action, obj, keys[i]));
+    for (let i = 0; i < list.length; i++) {
+      this.#queueAction(action, list[i], keys[i]);
+    }
 
     let tombstones = 0;
     for (const key of missing) {
@@ -360,11 +381,11 @@ export class DeltaFIFO<T> implements Queue<T, Deltas<T>> {
         last instanceof DeletedFinalStateUnknown ? last.obj : last,
       );
     }
-    if (this.#knownObjects !== undefined) {
-      for (const key of this.#knownObjects.listKeys()) {
+    if (knownKeys !== undefined) {
+      for (const key of knownKeys) {
         if (listed.has(key) || this.#items.has(key)) continue;
         tombstones++;
-        this.#queueTombstone(key, this.#knownObjects.getByKey(key));
+        this.#queueTombstone(key, this.#knownObjects!.getByKey(key));
       }
     }
     // A key an async process is still applying is neither queued nor

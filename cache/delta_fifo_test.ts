@@ -516,6 +516,25 @@ Deno.test("DeltaFIFO wraps key function errors in KeyError", () => {
   assert.equal(f.hasSynced(), false); // the failed replace changed nothing
 });
 
+Deno.test("DeltaFIFO.replace() whose key function fails on a later object queues none of the list, first list or relist", () => {
+  const f = new DeltaFIFO<Obj>({
+    keyFunction: (o) => {
+      const name = byName(o);
+      if (name === "bad") throw new Error("no key");
+      return name;
+    },
+  });
+  // The first list, into an empty queue.
+  assert.throws(() => f.replace([obj("a", 1), obj("bad", 2)], "1"), KeyError);
+  assert.deepEqual(f.listKeys(), []);
+  assert.equal(f.hasSynced(), false);
+  // A relist, with a key queued.
+  f.replace([obj("a", 1)], "1");
+  assert.throws(() => f.replace([obj("b", 2), obj("bad", 3)], "2"), KeyError);
+  assert.deepEqual(f.listKeys(), ["a"]);
+  assert.deepEqual(f.getByKey("a")!.map((x) => x.type), ["Sync"]);
+});
+
 Deno.test("DeltaFIFO uses metaNamespaceKeyFunc by default", () => {
   const f = new DeltaFIFO();
   f.add({ metadata: { namespace: "ns", name: "a" } });

@@ -423,7 +423,7 @@ export class SharedInformerFactory implements AsyncDisposable {
     return {
       description: lw.description,
       expectedType: lw.expectedType,
-      list: (o, signal) => lw.list(tweaked(o), signal),
+      list: (o, signal, hooks) => lw.list(tweaked(o), signal, hooks),
       watch: (o, signal) => lw.watch(tweaked(o), signal),
     };
   }

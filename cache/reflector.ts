@@ -15,23 +15,16 @@ import {
   show,
 } from "./_validate.ts";
 import { Backoff } from "../api/backoff.ts";
+import { isTooManyRequests, StatusError } from "../api/errors.ts";
 import {
-  isBadRequest,
-  isInvalid,
-  isTooManyRequests,
-  StatusError,
-} from "../api/errors.ts";
-import {
-  type EmptyState,
   initialState,
   type ReflectorInput,
   type ReflectorState,
-  relistResourceVersion,
   step,
   type Transition,
   VERY_SHORT_WATCH_MS,
-  watchListResourceVersion,
 } from "./_reflector_state.ts";
+import { listAction, type ListContext } from "./_reflector_list.ts";
 import {
   logReflectorStatus,
   type ReflectorStatusListener,
@@ -43,11 +36,9 @@ import {
   closeWatch,
   INITIAL_EVENTS_END,
   isExpectedType,
-  listPages,
   type OpenWatch,
   openWatch,
   ResyncTimer,
-  ScratchStore,
   WATCH_LIST_END_WAIT_MS,
   watchdog,
   WATCHDOG_MARGIN_MS,
@@ -187,8 +178,6 @@ export class Reflector<T extends KubeObject = KubeObject>
   #backoff: BackoffPolicy;
   #resyncPeriod: number;
   #shouldResync?: () => boolean;
-  #pageSize: number;
-  #useWatchList: boolean;
   #expected?: ExpectedType;
   #errorHandler: WatchErrorHandler | undefined;
   #onStatus: ReflectorStatusListener | undefined;
@@ -198,12 +187,8 @@ export class Reflector<T extends KubeObject = KubeObject>
   #state: ReflectorState = initialState();
   /** The wait of the current `Backoff` state. */
   #backoffDelay = 0;
-  // The first list at RV "0" came back paged: the watch cache is off, so
-  // later lists keep paging (client-go `paginatedResult`). A server fact,
-  // not cycle state.
-  #paginatedResult = false;
-  // The server rejected or ignored a watch-list: use list+watch from now on.
-  #watchListUnsupported = false;
+  /** What the list action needs; it keeps the server facts (paged answers, no watch-list). */
+  #list: ListContext<T>;
   /** The resync timer of the current cycle (from a successful list to the next relist). */
   #resync?: ResyncTimer;
 
@@ -256,8 +241,21 @@ export class Reflector<T extends KubeObject = KubeObject>
     this.#backoff = opts.backoff ?? new Backoff({ clock: this.#clock });
     this.#resyncPeriod = opts.resyncPeriod ?? 0;
     this.#shouldResync = opts.shouldResync;
-    this.#pageSize = opts.pageSize ?? 0;
-    this.#useWatchList = opts.useWatchList ?? false;
+    this.#list = {
+      lw,
+      store,
+      clock: this.#clock,
+      pageSize: opts.pageSize ?? 0,
+      useWatchList: opts.useWatchList ?? false,
+      facts: { paginatedResult: false, watchListUnsupported: false },
+      onListed: () => this.#syncs++,
+      onWatchOpened: () => this.#watchesOpened++,
+      consumeInitialEvents: (w, into, signal, target) =>
+        this.#consume(w, into, signal, target, {
+          silenceLimitMs: WATCH_LIST_END_WAIT_MS,
+          stopAtInitialEnd: true,
+        }),
+    };
     this.#expected = opts.expectedType ?? lw.expectedType;
     this.#errorHandler = opts.watchErrorHandler;
     this.#onStatus = opts.onStatus;
@@ -373,7 +371,7 @@ export class Reflector<T extends KubeObject = KubeObject>
         let input: ReflectorInput;
         switch (s.type) {
           case "Empty": {
-            const r = await this.#listAction(s, signal);
+            const r = await listAction(this.#list, s, signal);
             input = r.input;
             open = r.watch;
             break;
@@ -451,110 +449,6 @@ export class Reflector<T extends KubeObject = KubeObject>
     ) {
       void this.#stopResync();
     }
-  }
-
-  // ---- list ---------------------------------------------------------------
-
-  /** The action of an `Empty` state: a list (or watch-list) into the store. */
-  async #listAction(
-    s: EmptyState,
-    signal: AbortSignal,
-  ): Promise<{ input: ReflectorInput; watch?: OpenWatch<T> }> {
-    if (this.#useWatchList && !this.#watchListUnsupported && !s.listOnly) {
-      return await this.#watchList(s, signal);
-    }
-    const rv = relistResourceVersion(s);
-    let result: { items: T[]; resourceVersion: string; paginated: boolean };
-    try {
-      result = await listPages(this.#lw, rv, {
-        pageSize: this.#pageSize,
-        keepPaging: this.#paginatedResult,
-      }, signal);
-    } catch (error) {
-      return { input: { type: "listFailed", kind: classify(error), error } };
-    }
-    // On abort the driver stops before taking any transition.
-    if (signal.aborted) return { input: { type: "slept" } };
-    if (rv === "0" && result.paginated) this.#paginatedResult = true;
-    try {
-      this.#store.replace(result.items, result.resourceVersion);
-    } catch (error) {
-      return { input: { type: "listFailed", kind: "status", error } };
-    }
-    this.#syncs++;
-    return { input: { type: "listed", rv: result.resourceVersion } };
-  }
-
-  // ---- watch-list ---------------------------------------------------------
-
-  /**
-   * client-go `watchList`: stream the state as ADDED events into a scratch
-   * store until the end-of-initial-events bookmark, then `replace`; the
-   * watch stays open for `Watching`. A server that rejects or ignores it
-   * makes the cycle fall back to list+watch.
-   */
-  async #watchList(
-    s: EmptyState,
-    signal: AbortSignal,
-  ): Promise<{ input: ReflectorInput; watch?: OpenWatch<T> }> {
-    const scratch = new ScratchStore<T>();
-    let w: OpenWatch<T>;
-    try {
-      w = await openWatch(this.#lw, this.#clock, {
-        resourceVersion: watchListResourceVersion(s),
-        resourceVersionMatch: "NotOlderThan",
-        sendInitialEvents: true,
-      }, signal);
-      this.#watchesOpened++;
-    } catch (error) {
-      if (isInvalid(error) || isBadRequest(error)) {
-        // A server before watch-list (1.24 answers 422): never ask again.
-        this.#watchListUnsupported = true;
-        return { input: { type: "fallBackToList" } };
-      }
-      const kind = classify(error);
-      if (kind === "status") {
-        return { input: { type: "fallBackToList", error } };
-      }
-      return { input: { type: "listFailed", kind, error, watchList: true } };
-    }
-    const target: RVTarget = { rv: "", holdRV: false };
-    const out = await this.#consume(w, scratch, signal, target, {
-      silenceLimitMs: WATCH_LIST_END_WAIT_MS,
-      stopAtInitialEnd: true,
-    });
-    if (signal.aborted) return { input: { type: "slept" }, watch: w };
-    if (out.end === "initialEnd") {
-      try {
-        this.#store.replace(scratch.list(), target.rv);
-      } catch (error) {
-        closeWatch(w);
-        return { input: { type: "listFailed", kind: "status", error } };
-      }
-      this.#syncs++;
-      return {
-        input: { type: "listed", rv: target.rv, watching: true },
-        watch: w,
-      };
-    }
-    closeWatch(w);
-    if (out.end === "error" || out.end === "broken") {
-      const kind = classify(out.error);
-      if (kind === "status") {
-        return { input: { type: "fallBackToList", error: out.error } };
-      }
-      return {
-        input: { type: "listFailed", kind, error: out.error, watchList: true },
-      };
-    }
-    // The stream sent objects but no end bookmark before going quiet or
-    // ending: the server ignores sendInitialEvents, so use list+watch from
-    // now on. An empty stream closed early may just be a dropped
-    // connection: fall back for this cycle only.
-    if (out.end === "stalled" || out.events > 0) {
-      this.#watchListUnsupported = true;
-    }
-    return { input: { type: "fallBackToList" } };
   }
 
   // ---- watch --------------------------------------------------------------

@@ -464,6 +464,80 @@ export interface ReadListOptions {
    * drop fields before the whole list is held in memory.
    */
   mapItem?: (item: unknown) => unknown;
+  /**
+   * Called once with the list's metadata as soon as the body's head holds
+   * it, before the items are decoded (see {@link listHead}).
+   */
+  onListMeta?: (metadata: ListMeta) => void;
+}
+
+/** A list's metadata (apimachinery `ListMeta`). */
+type ListMeta = {
+  resourceVersion?: string;
+  continue?: string;
+  remainingItemCount?: number;
+};
+
+/** How far into a body {@link listHead} looks for the items. */
+const HEAD_BYTES = 4096;
+
+/**
+ * The `metadata` of a list from the first bytes of its body, when they hold
+ * everything before the items. The API server writes `kind`, `apiVersion`
+ * and `metadata` before `items`, so the bytes before a top-level
+ * `,"items"`, closed with `}`, are the list without its items: that cut
+ * parses only when the key is at the top level (a key inside `metadata`
+ * leaves a brace open; a quote inside a string is escaped). Undefined when
+ * the head has not arrived within the first 4 KiB, or has another shape
+ * (items first, as the unstructured encoder writes them).
+ * @param bytes the first bytes of the body
+ * @returns the list's metadata, or undefined
+ */
+export function listHead(bytes: Uint8Array): ListMeta | undefined {
+  const n = Math.min(bytes.length, HEAD_BYTES);
+  for (let at = bytes.indexOf(QUOTE); at >= 0 && at < n;) {
+    if (startsWith(bytes, at, ITEMS_BYTES) && at + ITEMS_BYTES.length <= n) {
+      let end = at - 1;
+      while (end > 0 && isSpace(bytes[end])) end--;
+      if (end > 0 && bytes[end] === COMMA) {
+        const list = parseHead(bytes.subarray(0, end));
+        if (list !== undefined) return list;
+      }
+    }
+    at = bytes.indexOf(QUOTE, at + 1);
+  }
+  return undefined;
+}
+
+const ITEMS_BYTES = Uint8Array.from(ITEMS_KEY);
+
+/** The first (at most HEAD_BYTES) bytes of `chunks`, `size` bytes in all. */
+function headOf(chunks: Uint8Array[], size: number): Uint8Array {
+  if (chunks.length === 1) return chunks[0];
+  const out = new Uint8Array(Math.min(size, HEAD_BYTES));
+  let at = 0;
+  for (const c of chunks) {
+    if (at >= out.length) break;
+    const part = c.subarray(0, out.length - at);
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
+}
+
+/** `head` + `}` as a list's metadata, or undefined when that is not a list. */
+function parseHead(head: Uint8Array): ListMeta | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(new TextDecoder().decode(head) + "}");
+  } catch {
+    return undefined;
+  }
+  const meta = (value as { metadata?: unknown } | null)?.metadata;
+  if (typeof meta !== "object" || meta === null || Array.isArray(meta)) {
+    return undefined;
+  }
+  return meta as ListMeta;
 }
 
 /**
@@ -485,11 +559,23 @@ export async function readList(
     wholeBelow = WHOLE_LIST_BYTES,
     mapItem,
   } = opts;
+  const onListMeta = opts.onListMeta;
+  // The first chunks, while the list's head is looked for in them.
+  let head: Uint8Array[] | undefined = onListMeta ? [] : undefined;
+  let headBytes = 0;
   let chunks: Uint8Array[] = [];
   let size = 0;
   let decoder: ListDecoder | undefined;
   for await (const chunk of body) {
     onChunk?.();
+    if (head !== undefined) {
+      // Tell the caller the metadata before the items are even read.
+      head.push(chunk);
+      headBytes += chunk.length;
+      const meta = listHead(headOf(head, headBytes));
+      if (meta !== undefined) onListMeta!(meta);
+      if (meta !== undefined || headBytes >= HEAD_BYTES) head = undefined;
+    }
     if (decoder) {
       decoder.push(chunk);
       continue;

@@ -287,6 +287,9 @@ export class KubeClient implements ResourceClient, AsyncDisposable {
    * about 120k pods). So a body past 8 MiB is decoded item by item as it
    * arrives: parsing overlaps the transfer and the body is never one string.
    *
+   * `onListMeta` hears the list's metadata (its continue token) as soon as
+   * the head of the body has arrived, before the items are decoded.
+   *
    * Every item carries the `kind` and `apiVersion` of `type` (the API server
    * sends list items without them; watch events have them), set on the
    * decoded objects without copying them.
@@ -314,6 +317,7 @@ export class KubeClient implements ResourceClient, AsyncDisposable {
           what,
           onChunk,
           mapItem: opts.mapItem as ((item: unknown) => unknown) | undefined,
+          onListMeta: opts.onListMeta,
         }),
     );
     return setTypeMeta(type, checkList(list as ObjectList<T>, path));
