@@ -1,0 +1,254 @@
+/**
+ * The clauses of DESIGN.md (the API contract) that no other test pins down
+ * by name: export paths, constructor shapes, option names and defaults.
+ * Each test names the clause it checks. Behaviour behind a clause is tested
+ * beside its code; this file checks that the contract's spelling works.
+ */
+
+import assert from "node:assert/strict";
+import * as root from "./mod.ts";
+import * as cache from "./cache/mod.ts";
+import * as client from "./client/mod.ts";
+import * as testing from "./testing/mod.ts";
+import * as workqueue from "./workqueue/mod.ts";
+import * as leaderelection from "./leaderelection/mod.ts";
+
+const denoJson = JSON.parse(
+  await Deno.readTextFile(new URL("./deno.json", import.meta.url)),
+);
+
+Deno.test("contract: deno.json is @kubecache/core with the listed export paths", () => {
+  assert.equal(denoJson.name, "@kubecache/core");
+  assert.deepEqual(denoJson.exports, {
+    ".": "./mod.ts",
+    "./cache": "./cache/mod.ts",
+    "./client": "./client/mod.ts",
+    "./testing": "./testing/mod.ts",
+    "./workqueue": "./workqueue/mod.ts",
+    "./leaderelection": "./leaderelection/mod.ts",
+    "./cli": "./cli.ts",
+  });
+});
+
+Deno.test("contract: README's Install names every export path of deno.json", async () => {
+  const readme = await Deno.readTextFile(
+    new URL("./README.md", import.meta.url),
+  );
+  const install = readme.slice(
+    readme.indexOf("## Install"),
+    readme.indexOf("## Quick start"),
+  );
+  const listed = install.match(/\(entry points ([^)]*)\)/)?.[1] ?? "";
+  const paths = [...listed.matchAll(/`([^`]+)`/g)].map((m) => m[1]);
+  assert.deepEqual(new Set(paths), new Set(Object.keys(denoJson.exports)));
+});
+
+Deno.test("contract: mod.ts re-exports cache/, client/ and workqueue/, not testing/ or leaderelection/", () => {
+  const rootNames = new Set(Object.keys(root));
+  const included = { cache, client, workqueue };
+  for (const [path, mod] of Object.entries(included)) {
+    const missing = Object.keys(mod).filter((n) => !rootNames.has(n));
+    assert.deepEqual(missing, [], `mod.ts lacks ${path}/ exports`);
+  }
+  const excluded = { testing, leaderelection };
+  for (const [path, mod] of Object.entries(excluded)) {
+    const leaked = Object.keys(mod).filter((n) => rootNames.has(n));
+    assert.deepEqual(leaked, [], `mod.ts re-exports ${path}/`);
+  }
+});
+
+/** Methods the contract lists for each class, by name. */
+const METHODS: [string, { prototype: object }, string[]][] = [
+  ["FIFO", cache.FIFO, [
+    "add",
+    "update",
+    "delete",
+    "replace",
+    "resync",
+    "list",
+    "listKeys",
+    "get",
+    "getByKey",
+    "pop",
+    "addIfNotPresent",
+    "hasSynced",
+    "close",
+    "isClosed",
+  ]],
+  ["DeltaFIFO", cache.DeltaFIFO, [
+    "add",
+    "update",
+    "delete",
+    "replace",
+    "resync",
+    "list",
+    "listKeys",
+    "get",
+    "getByKey",
+    "pop",
+    "addIfNotPresent",
+    "hasSynced",
+    "close",
+    "isClosed",
+    "keyOf",
+  ]],
+  ["Heap", cache.Heap, [
+    "add",
+    "bulkAdd",
+    "addIfNotPresent",
+    "update",
+    "delete",
+    "pop",
+    "list",
+    "listKeys",
+    "get",
+    "getByKey",
+    "close",
+    "isClosed",
+  ]],
+  ["Reflector", cache.Reflector, [
+    "run",
+    "listAndWatch",
+    "lastSyncResourceVersion",
+    Symbol.asyncDispose.description!,
+  ]],
+  ["SharedIndexInformer", cache.SharedIndexInformer, [
+    "addEventHandler",
+    "removeEventHandler",
+    "getStore",
+    "getIndexer",
+    "addIndexers",
+    "run",
+    "lastSyncResourceVersion",
+    "setWatchErrorHandler",
+    "setTransform",
+    "isStopped",
+    Symbol.asyncDispose.description!,
+  ]],
+  ["SharedInformerFactory", cache.SharedInformerFactory, [
+    "informerFor",
+    "metadataInformerFor",
+    "lister",
+    "start",
+    "waitForCacheSync",
+    "shutdown",
+    Symbol.asyncDispose.description!,
+  ]],
+  ["KubeClient", client.KubeClient, [
+    "get",
+    "list",
+    "watch",
+    "create",
+    "update",
+    "patch",
+    "delete",
+    "close",
+    Symbol.asyncDispose.description!,
+  ]],
+  ["WorkQueue", workqueue.WorkQueue, [
+    "add",
+    "len",
+    "get",
+    "done",
+    "shutDown",
+    "shutDownWithDrain",
+    "shuttingDown",
+    Symbol.asyncIterator.description!,
+  ]],
+  ["DelayingQueue", workqueue.DelayingQueue, ["addAfter"]],
+  ["RateLimitingQueue", workqueue.RateLimitingQueue, [
+    "addRateLimited",
+    "forget",
+    "numRequeues",
+  ]],
+  ["LeaderElector", leaderelection.LeaderElector, [
+    "run",
+    "isLeader",
+    "getLeader",
+  ]],
+  ["FakeClock", testing.FakeClock, ["now", "sleep", "step", "hasWaiters"]],
+  ["FakeControllerSource", testing.FakeControllerSource, [
+    "add",
+    "modify",
+    "delete",
+    "list",
+    "watch",
+  ]],
+  ["FakeApiServer", testing.FakeApiServer, [
+    "create",
+    "update",
+    "delete",
+    "list",
+    "resourceVersion",
+    "compact",
+    "compactStorage",
+    "resetWatchCache",
+    "close",
+    Symbol.asyncDispose.description!,
+  ]],
+  ["FakeApiServerFaults", testing.FakeApiServerFaults, [
+    "closeWatches",
+    "closeWatchesAfter",
+    "failNext",
+    "stallWatches",
+    "splitWrites",
+    "latency",
+    "clear",
+  ]],
+];
+
+/** `Symbol.asyncDispose` is listed by its description; look it up as the symbol. */
+function member(proto: object, name: string): unknown {
+  const symbols: Record<string, symbol> = {
+    [Symbol.asyncDispose.description!]: Symbol.asyncDispose,
+    [Symbol.asyncIterator.description!]: Symbol.asyncIterator,
+  };
+  return (proto as Record<PropertyKey, unknown>)[symbols[name] ?? name];
+}
+
+Deno.test("contract: every class has the methods DESIGN.md lists", () => {
+  const missing: string[] = [];
+  for (const [name, cls, methods] of METHODS) {
+    for (const m of methods) {
+      if (typeof member(cls.prototype, m) !== "function") {
+        missing.push(`${name}.${m}`);
+      }
+    }
+  }
+  assert.deepEqual(missing, []);
+  for (const m of ["fromFile", "fromOptions", "inCluster", "load"] as const) {
+    assert.equal(typeof client.KubeConfig[m], "function", `KubeConfig.${m}`);
+  }
+  assert.equal(typeof testing.FakeApiServer.start, "function");
+});
+
+Deno.test("contract: the built-in resource types DESIGN.md lists are exported", () => {
+  const names = [
+    "Pods",
+    "ConfigMaps",
+    "Secrets",
+    "Services",
+    "Namespaces",
+    "Nodes",
+    "Events",
+    "Endpoints",
+    "ServiceAccounts",
+    "PersistentVolumes",
+    "PersistentVolumeClaims",
+    "Deployments",
+    "ReplicaSets",
+    "StatefulSets",
+    "DaemonSets",
+    "Jobs",
+    "CronJobs",
+    "Ingresses",
+    "Leases",
+    "EndpointSlices",
+    "CustomResourceDefinitions",
+  ];
+  const exported = client as unknown as Record<string, client.ResourceType>;
+  const missing = names.filter((n) =>
+    typeof exported[n]?.resource !== "string"
+  );
+  assert.deepEqual(missing, []);
+});
