@@ -223,6 +223,16 @@ function hasReason(err: unknown, reason: string, code: number): boolean {
  * apimachinery `IsNotFound`).
  * @param err any thrown value
  * @returns true for a matching {@link StatusError}
+ *
+ * @example A GET of an object that does not exist
+ * ```ts
+ * import { isNotFound, StatusError } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(isNotFound(StatusError.fromStatus({ code: 404, reason: "NotFound", message: 'configmaps "x" not found' })), true);
+ * assert.equal(isNotFound(StatusError.fromResponse(404, "404 page not found")), true);
+ * assert.equal(isNotFound(new Error("not from the server")), false);
+ * ```
  */
 export function isNotFound(err: unknown): boolean {
   return hasReason(err, "NotFound", 404);
@@ -233,6 +243,16 @@ export function isNotFound(err: unknown): boolean {
  * an update with a stale resourceVersion; apimachinery `IsConflict`).
  * @param err any thrown value
  * @returns true for a matching {@link StatusError}
+ *
+ * @example An update with a stale resourceVersion
+ * ```ts
+ * import { isConflict, StatusError } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(isConflict(StatusError.fromStatus({ code: 409, reason: "Conflict", message: "the object has been modified" })), true);
+ * assert.equal(isConflict(StatusError.fromStatus({ code: 409, reason: "AlreadyExists" })), false);
+ * assert.equal(isConflict(new Error("not from the server")), false);
+ * ```
  */
 export function isConflict(err: unknown): boolean {
   return hasReason(err, "Conflict", 409);
@@ -243,6 +263,16 @@ export function isConflict(err: unknown): boolean {
  * apimachinery `IsAlreadyExists`).
  * @param err any thrown value
  * @returns true for a matching {@link StatusError}
+ *
+ * @example A create of a name that is taken
+ * ```ts
+ * import { isAlreadyExists, StatusError } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(isAlreadyExists(StatusError.fromStatus({ code: 409, reason: "AlreadyExists", message: 'configmaps "a" already exists' })), true);
+ * assert.equal(isAlreadyExists(StatusError.fromStatus({ code: 409, reason: "Conflict" })), false);
+ * assert.equal(isAlreadyExists(new Error("not from the server")), false);
+ * ```
  */
 export function isAlreadyExists(err: unknown): boolean {
   return asStatusError(err)?.reason === "AlreadyExists";
@@ -255,6 +285,16 @@ export function isAlreadyExists(err: unknown): boolean {
  * {@link isGone} is the same test.
  * @param err any thrown value
  * @returns true for a matching {@link StatusError}
+ *
+ * @example A watch from a resourceVersion the server no longer has
+ * ```ts
+ * import { isExpired, StatusError } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(isExpired(StatusError.fromStatus({ code: 410, reason: "Expired", message: "too old resource version: 1 (5)" })), true);
+ * assert.equal(isExpired(StatusError.fromResponse(410, "")), true);
+ * assert.equal(isExpired(new Error("not from the server")), false);
+ * ```
  */
 export function isExpired(err: unknown): boolean {
   const e = asStatusError(err);
@@ -267,6 +307,16 @@ export function isExpired(err: unknown): boolean {
  * (apimachinery `IsGone`).
  * @param err any thrown value
  * @returns true for a matching {@link StatusError}
+ *
+ * @example The same test as isExpired
+ * ```ts
+ * import { isGone, StatusError } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(isGone(StatusError.fromStatus({ code: 410, reason: "Gone" })), true);
+ * assert.equal(isGone(StatusError.fromStatus({ code: 410, reason: "Expired" })), true);
+ * assert.equal(isGone(new Error("not from the server")), false);
+ * ```
  */
 export function isGone(err: unknown): boolean {
   return isExpired(err);
@@ -277,6 +327,17 @@ export function isGone(err: unknown): boolean {
  * apimachinery `IsTooManyRequests`). See `retryAfterSeconds`.
  * @param err any thrown value
  * @returns true for a matching {@link StatusError}
+ *
+ * @example Throttled, with the wait the server asks for
+ * ```ts
+ * import { isTooManyRequests, StatusError } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const err = StatusError.fromResponse(429, "slow down", { retryAfter: "3" });
+ * assert.equal(isTooManyRequests(err), true);
+ * assert.equal(err.retryAfterSeconds, 3);
+ * assert.equal(isTooManyRequests(StatusError.fromResponse(503, "")), false);
+ * ```
  */
 export function isTooManyRequests(err: unknown): boolean {
   return hasReason(err, "TooManyRequests", 429);
@@ -290,6 +351,21 @@ export function isTooManyRequests(err: unknown): boolean {
  * version". The Reflector then relists at RV "".
  * @param err any thrown value
  * @returns true for a matching {@link StatusError}
+ *
+ * @example A list at a resourceVersion the server has not reached
+ * ```ts
+ * import { isTooLargeResourceVersion, StatusError } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const err = StatusError.fromStatus({
+ *   code: 504,
+ *   reason: "Timeout",
+ *   message: "Too large resource version: 900, current: 12",
+ *   details: { causes: [{ reason: "ResourceVersionTooLarge", message: "Too large resource version" }] },
+ * });
+ * assert.equal(isTooLargeResourceVersion(err), true);
+ * assert.equal(isTooLargeResourceVersion(StatusError.fromStatus({ code: 504, reason: "Timeout" })), false);
+ * ```
  */
 export function isTooLargeResourceVersion(err: unknown): boolean {
   const e = asStatusError(err);
@@ -306,6 +382,16 @@ export function isTooLargeResourceVersion(err: unknown): boolean {
  * apimachinery `IsUnauthorized`).
  * @param err any thrown value
  * @returns true for a matching {@link StatusError}
+ *
+ * @example A request without valid credentials
+ * ```ts
+ * import { isUnauthorized, StatusError } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(isUnauthorized(StatusError.fromStatus({ code: 401, reason: "Unauthorized", message: "Unauthorized" })), true);
+ * assert.equal(isUnauthorized(StatusError.fromResponse(401, "")), true);
+ * assert.equal(isUnauthorized(new Error("not from the server")), false);
+ * ```
  */
 export function isUnauthorized(err: unknown): boolean {
   return hasReason(err, "Unauthorized", 401);
@@ -316,6 +402,16 @@ export function isUnauthorized(err: unknown): boolean {
  * `IsForbidden`).
  * @param err any thrown value
  * @returns true for a matching {@link StatusError}
+ *
+ * @example RBAC denies the verb
+ * ```ts
+ * import { isForbidden, StatusError } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(isForbidden(StatusError.fromStatus({ code: 403, reason: "Forbidden", message: 'pods is forbidden: User "alice" cannot list resource "pods"' })), true);
+ * assert.equal(isForbidden(StatusError.fromResponse(401, "")), false);
+ * assert.equal(isForbidden(new Error("not from the server")), false);
+ * ```
  */
 export function isForbidden(err: unknown): boolean {
   return hasReason(err, "Forbidden", 403);
@@ -325,6 +421,15 @@ export function isForbidden(err: unknown): boolean {
  * Whether the object sent was invalid (422 `Invalid`; apimachinery `IsInvalid`).
  * @param err any thrown value
  * @returns true for a matching {@link StatusError}
+ *
+ * @example An object the server refuses
+ * ```ts
+ * import { isInvalid, StatusError } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(isInvalid(StatusError.fromStatus({ code: 422, reason: "Invalid", message: 'ConfigMap "A" is invalid: metadata.name: Invalid value' })), true);
+ * assert.equal(isInvalid(new Error("not from the server")), false);
+ * ```
  */
 export function isInvalid(err: unknown): boolean {
   return hasReason(err, "Invalid", 422);
@@ -334,6 +439,15 @@ export function isInvalid(err: unknown): boolean {
  * Whether the request was malformed (400 `BadRequest`; apimachinery `IsBadRequest`).
  * @param err any thrown value
  * @returns true for a matching {@link StatusError}
+ *
+ * @example A malformed request
+ * ```ts
+ * import { isBadRequest, StatusError } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(isBadRequest(StatusError.fromStatus({ code: 400, reason: "BadRequest", message: "unable to parse labelSelector" })), true);
+ * assert.equal(isBadRequest(new Error("not from the server")), false);
+ * ```
  */
 export function isBadRequest(err: unknown): boolean {
   return hasReason(err, "BadRequest", 400);
@@ -344,6 +458,16 @@ export function isBadRequest(err: unknown): boolean {
  * apimachinery `IsTimeout` || `IsServerTimeout`).
  * @param err any thrown value
  * @returns true for a matching {@link StatusError}
+ *
+ * @example The server gave up on the request
+ * ```ts
+ * import { isTimeout, StatusError } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(isTimeout(StatusError.fromStatus({ code: 504, reason: "Timeout", message: "request did not complete within 60s" })), true);
+ * assert.equal(isTimeout(StatusError.fromStatus({ code: 500, reason: "ServerTimeout" })), true);
+ * assert.equal(isTimeout(new Error("not from the server")), false);
+ * ```
  */
 export function isTimeout(err: unknown): boolean {
   const r = asStatusError(err)?.reason;
@@ -355,6 +479,17 @@ export function isTimeout(err: unknown): boolean {
  * than 504; apimachinery `IsInternalError` || `IsServiceUnavailable`).
  * @param err any thrown value
  * @returns true for a matching {@link StatusError}
+ *
+ * @example The server failed or is unavailable
+ * ```ts
+ * import { isServerError, StatusError } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(isServerError(StatusError.fromStatus({ code: 500, reason: "InternalError", message: "etcdserver: leader changed" })), true);
+ * assert.equal(isServerError(StatusError.fromResponse(503, "")), true);
+ * assert.equal(isServerError(StatusError.fromResponse(504, "")), false);
+ * assert.equal(isServerError(new Error("not from the server")), false);
+ * ```
  */
 export function isServerError(err: unknown): boolean {
   const e = asStatusError(err);

@@ -107,6 +107,15 @@ export function resourceType<T extends KubeObject = KubeObject>(
 /**
  * The `apiVersion` string of a resource type: `"v1"` for the core group,
  * `"group/version"` otherwise.
+ *
+ * @example The apiVersion of an object of a type
+ * ```ts
+ * import { apiVersionOf, ConfigMaps, Deployments } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(apiVersionOf(ConfigMaps), "v1");
+ * assert.equal(apiVersionOf(Deployments), "apps/v1");
+ * ```
  */
 export function apiVersionOf(type: ResourceType<KubeObject>): string {
   return type.group === "" ? type.version : `${type.group}/${type.version}`;

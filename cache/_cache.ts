@@ -116,6 +116,16 @@ export class Cache<T> {
  * @param obj the object to key
  * @returns the key
  * @throws {KeyError} when `keyFunc` throws
+ *
+ * @example Wrap what a key function throws
+ * ```ts
+ * import { computeKey, KeyError } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const byName = (obj: unknown) => (obj as { name: string }).name.toUpperCase();
+ * assert.equal(computeKey(byName, { name: "a" }), "A");
+ * assert.throws(() => computeKey(byName, {}), (err) => err instanceof KeyError && err.cause instanceof TypeError);
+ * ```
  */
 export function computeKey(keyFunc: KeyFunc, obj: unknown): string {
   try {

@@ -173,6 +173,29 @@ export interface ControllerConfig<T extends KubeObject> {
  * the signal aborts.
  *
  * @typeParam T the object type
+ *
+ * @example A Reflector feeding a DeltaFIFO you pop yourself
+ * ```ts
+ * import { Controller, DeltaFIFO, type Deltas, type KubeObject, metaNamespaceKeyFunc } from "@kubecache/core";
+ * import { FakeControllerSource } from "@kubecache/core/testing";
+ * import assert from "node:assert/strict";
+ *
+ * const source = new FakeControllerSource();
+ * source.add({ metadata: { namespace: "default", name: "web-1" } });
+ * const popped = Promise.withResolvers<Deltas<KubeObject>>();
+ * const controller = new Controller<KubeObject>({
+ *   queue: new DeltaFIFO({ keyFunction: metaNamespaceKeyFunc }),
+ *   listerWatcher: source,
+ *   process: (deltas) => popped.resolve(deltas),
+ * });
+ * const stop = new AbortController();
+ * const running = controller.run(stop.signal);
+ * const deltas = await popped.promise;
+ * assert.equal(deltas[0].type, "Sync"); // the initial list, without emitDeltaTypeReplaced
+ * assert.equal(controller.hasSynced(), true);
+ * stop.abort();
+ * await running;
+ * ```
  */
 export class Controller<T extends KubeObject> {
   #config: ControllerConfig<T>;
@@ -377,6 +400,29 @@ export function newInformer<T extends KubeObject>(
  * @throws {TypeError} when `lw` is not a ListerWatcher, `handler` not an
  *   object or an option has the wrong type
  * @throws {RangeError} when `opts.resyncPeriod` is negative
+ *
+ * @example An informer with an index, without the shared machinery
+ * ```ts
+ * import { newIndexerInformer } from "@kubecache/core";
+ * import { FakeControllerSource } from "@kubecache/core/testing";
+ * import assert from "node:assert/strict";
+ *
+ * type Pod = { metadata: { namespace: string; name: string }; spec: { nodeName: string } };
+ * const source = new FakeControllerSource<Pod>();
+ * source.add({ metadata: { namespace: "default", name: "web-1" }, spec: { nodeName: "node-a" } });
+ * const synced = Promise.withResolvers<void>();
+ * const { indexer, controller } = newIndexerInformer<Pod>(
+ *   source,
+ *   { onAdd: () => synced.resolve() },
+ *   { indexers: { byNode: (pod) => [pod.spec.nodeName] } },
+ * );
+ * const stop = new AbortController();
+ * const running = controller.run(stop.signal);
+ * await synced.promise;
+ * assert.deepEqual(indexer.byIndex("byNode", "node-a").map((p) => p.metadata.name), ["web-1"]);
+ * stop.abort();
+ * await running;
+ * ```
  */
 export function newIndexerInformer<T extends KubeObject>(
   lw: ListerWatcher<T>,

@@ -200,6 +200,24 @@ class ExpirationCache<T> implements Store<T> {
  * @param options the clock that stamps entries
  * @returns an empty store
  * @throws {TypeError} when `keyFunc`, `policy` or `options.clock` has the wrong type
+ *
+ * @example Expire by a policy of your own, on a FakeClock
+ * ```ts
+ * import { type ExpirationPolicy, metaNamespaceKeyFunc, newExpirationStore } from "@kubecache/core";
+ * import { FakeClock } from "@kubecache/core/testing";
+ * import assert from "node:assert/strict";
+ *
+ * const clock = new FakeClock();
+ * // Keep an entry 1 s, except those named "pinned".
+ * const policy: ExpirationPolicy = {
+ *   isExpired: (entry) => entry.key !== "pinned" && clock.now() - entry.timestamp >= 1_000,
+ * };
+ * const store = newExpirationStore(metaNamespaceKeyFunc, policy, { clock });
+ * store.add({ metadata: { name: "pinned" } });
+ * store.add({ metadata: { name: "lease" } });
+ * await clock.step(1_000);
+ * assert.deepEqual(store.listKeys(), ["pinned"]);
+ * ```
  */
 export function newExpirationStore<T>(
   keyFunc: KeyFunc,

@@ -44,6 +44,23 @@ export type PopProcessFunc<P> = (
  * The error a queue's `pop` rejects with once the queue is closed and empty
  * (client-go `ErrFIFOClosed`). A `Heap` also throws it from an add after
  * `close`.
+ *
+ * @example A consumer loop ends when the queue closes
+ * ```ts
+ * import { FIFO, FIFOClosedError } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const fifo = new FIFO<{ name: string }>((o) => (o as { name: string }).name);
+ * fifo.add({ name: "a" });
+ * fifo.close();
+ * const seen: string[] = [];
+ * try {
+ *   for (;;) await fifo.pop((item) => void seen.push(item.name));
+ * } catch (err) {
+ *   assert.ok(err instanceof FIFOClosedError); // closed and empty
+ * }
+ * assert.deepEqual(seen, ["a"]); // what was queued still popped
+ * ```
  */
 export class FIFOClosedError extends Error {
   /**

@@ -17,6 +17,16 @@ export type KeyFunc = (obj: unknown) => string;
  * The error thrown when a key cannot be computed (client-go `KeyError`).
  * `obj` is the object, `cause` the underlying error when a user key function
  * threw.
+ *
+ * @example A store refuses an object without metadata
+ * ```ts
+ * import { KeyError, newStore, metaNamespaceKeyFunc } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const store = newStore(metaNamespaceKeyFunc);
+ * const bad = { kind: "ConfigMap" };
+ * assert.throws(() => store.add(bad as never), (err) => err instanceof KeyError && err.obj === bad);
+ * ```
  */
 export class KeyError extends Error {
   /** The object that could not be keyed. */
@@ -38,6 +48,14 @@ export class KeyError extends Error {
 /**
  * A key given explicitly instead of an object (client-go `cache.ExplicitKey`):
  * {@link metaNamespaceKeyFunc} returns `key` as is.
+ *
+ * @example Key a queue entry by hand
+ * ```ts
+ * import { ExplicitKey, metaNamespaceKeyFunc } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(metaNamespaceKeyFunc(new ExplicitKey("default/web")), "default/web");
+ * ```
  */
 export class ExplicitKey {
   /**
@@ -53,6 +71,20 @@ export class ExplicitKey {
  * is the last state kubecache knew, which may be stale.
  *
  * @typeParam T the object type
+ *
+ * @example Handle a delete seen only by a relist
+ * ```ts
+ * import { DeletedFinalStateUnknown, type KubeObject } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * function onDelete(obj: KubeObject | DeletedFinalStateUnknown<KubeObject>): string {
+ *   // A tombstone carries the key and the last state the cache had.
+ *   return obj instanceof DeletedFinalStateUnknown ? `${obj.key} (last seen)` : obj.metadata.name!;
+ * }
+ * const last = { metadata: { name: "web", namespace: "default" } };
+ * assert.equal(onDelete(new DeletedFinalStateUnknown("default/web", last)), "default/web (last seen)");
+ * assert.equal(onDelete(last), "web");
+ * ```
  */
 export class DeletedFinalStateUnknown<T> {
   /**
@@ -107,6 +139,20 @@ export function metaNamespaceKeyFunc(obj: unknown): string {
  * yields its stored key (client-go `DeletionHandlingMetaNamespaceKeyFunc`).
  *
  * @throws {KeyError} when the object has no `metadata`
+ *
+ * @example Enqueue the key of any delete
+ * ```ts
+ * import {
+ *   DeletedFinalStateUnknown,
+ *   deletionHandlingMetaNamespaceKeyFunc,
+ * } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const pod = { metadata: { name: "web", namespace: "default" } };
+ * assert.equal(deletionHandlingMetaNamespaceKeyFunc(pod), "default/web");
+ * const tombstone = new DeletedFinalStateUnknown("default/web", pod);
+ * assert.equal(deletionHandlingMetaNamespaceKeyFunc(tombstone), "default/web");
+ * ```
  */
 export function deletionHandlingMetaNamespaceKeyFunc(obj: unknown): string {
   if (obj instanceof DeletedFinalStateUnknown) return obj.key;

@@ -83,6 +83,19 @@ export interface Selector {
  * The error thrown when a label selector cannot be parsed or is invalid
  * (apimachinery returns it from `labels.Parse`). `position` is the 0-based
  * offset in `selector` of the token at fault.
+ *
+ * @example Where a selector went wrong
+ * ```ts
+ * import { parseSelector, SelectorParseError } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * assert.throws(() => parseSelector("app in (web"), (err) => {
+ *   assert.ok(err instanceof SelectorParseError);
+ *   assert.equal(err.selector, "app in (web");
+ *   assert.equal(err.position, 11); // the end of the string: ")" is missing
+ *   return true;
+ * });
+ * ```
  */
 export class SelectorParseError extends SyntaxError {
   /** The selector text that failed. */
@@ -142,6 +155,17 @@ const EVERYTHING: Selector = new InternalSelector([]);
  * A selector that matches every object (apimachinery `labels.Everything`).
  *
  * @returns the empty selector
+ *
+ * @example Match every object
+ * ```ts
+ * import { everything } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const all = everything();
+ * assert.equal(all.empty(), true);
+ * assert.equal(all.matches({ app: "web" }), true);
+ * assert.equal(all.matches(undefined), true);
+ * ```
  */
 export function everything(): Selector {
   return EVERYTHING;

@@ -85,6 +85,28 @@ export function listAll<T extends LabelledObject>(
  * @param selector the label selector to match
  * @param append called with each matching object
  * @throws {TypeError} when an argument has the wrong type
+ *
+ * @example One namespace, by label
+ * ```ts
+ * import {
+ *   listAllByNamespace,
+ *   metaNamespaceIndexFunc,
+ *   metaNamespaceKeyFunc,
+ *   NAMESPACE_INDEX,
+ *   newIndexer,
+ *   parseSelector,
+ * } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * type Obj = { metadata: { name: string; namespace: string; labels?: Record<string, string> } };
+ * const indexer = newIndexer<Obj>(metaNamespaceKeyFunc, { [NAMESPACE_INDEX]: metaNamespaceIndexFunc });
+ * indexer.add({ metadata: { name: "web", namespace: "a", labels: { app: "web" } } });
+ * indexer.add({ metadata: { name: "db", namespace: "a", labels: { app: "db" } } });
+ * indexer.add({ metadata: { name: "web", namespace: "b", labels: { app: "web" } } });
+ * const names: string[] = [];
+ * listAllByNamespace(indexer, "a", parseSelector("app=web"), (o) => names.push(o.metadata.name));
+ * assert.deepEqual(names, ["web"]);
+ * ```
  */
 export function listAllByNamespace<T extends LabelledObject>(
   indexer: {

@@ -25,6 +25,15 @@ export const MUTATION_DETECTOR_ENV = "KUBECACHE_MUTATION_DETECTOR";
  * never prompts.
  *
  * @returns true when the environment asks for mutation detection
+ *
+ * @example Read the switch from the environment
+ * ```ts
+ * import { isCacheMutationDetectorEnabled, MUTATION_DETECTOR_ENV } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const allowed = (await Deno.permissions.query({ name: "env", variable: MUTATION_DETECTOR_ENV })).state === "granted";
+ * assert.equal(isCacheMutationDetectorEnabled(), allowed && Deno.env.get(MUTATION_DETECTOR_ENV) === "true");
+ * ```
  */
 export function isCacheMutationDetectorEnabled(): boolean {
   try {
@@ -42,6 +51,24 @@ export function isCacheMutationDetectorEnabled(): boolean {
 /**
  * Thrown (or handed to `onMutation`) when a cached object no longer equals
  * the copy taken when it was cached.
+ *
+ * @example What the detector reports
+ * ```ts
+ * import { CacheMutationDetector, CacheMutationError } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * let caught: CacheMutationError | undefined;
+ * const detector = new CacheMutationDetector("configmaps", {
+ *   onMutation: (err) => caught = err,
+ * });
+ * const cm = { metadata: { name: "a" }, data: { k: "v" } };
+ * detector.addObject(cm);
+ * cm.data.k = "changed"; // what a handler must never do
+ * detector.compareObjects();
+ * assert.ok(caught instanceof CacheMutationError);
+ * assert.equal(caught.cacheName, "configmaps");
+ * assert.deepEqual(caught.objects, [cm]);
+ * ```
  */
 export class CacheMutationError extends Error {
   /** Name of the cache (informer) whose objects were mutated. */
@@ -142,6 +169,21 @@ interface CopiedObject {
  * are kept in two generations: every `retainMs` the current generation is
  * retained once more and a new one begins, so each copy lives between one
  * and two retention periods.
+ *
+ * @example Compare cached objects with their copies
+ * ```ts
+ * import { CacheMutationDetector, CacheMutationError } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const detector = new CacheMutationDetector("pods", { onMutation: () => {} });
+ * const pod = { metadata: { name: "web", labels: { app: "web" } } };
+ * detector.addObject(pod);
+ * detector.compareObjects(); // unchanged: nothing to report
+ * const strict = new CacheMutationDetector("pods"); // no onMutation: compareObjects throws
+ * strict.addObject(pod);
+ * pod.metadata.labels.app = "db";
+ * assert.throws(() => strict.compareObjects(), CacheMutationError);
+ * ```
  */
 export class CacheMutationDetector implements MutationDetector {
   #name: string;

@@ -100,6 +100,24 @@ export interface ThreadSafeStore<T> {
  * instead). The error goes to the store's `errorHandler` when it has one
  * (an informer's store reports it to the informer's `errorHandler`), else
  * it is thrown once the write is done.
+ *
+ * @example A throwing index function never drops the object
+ * ```ts
+ * import { type IndexFunctionError, newThreadSafeStore } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * type Pod = { metadata: { name: string }; spec?: { nodeName: string } };
+ * const errors: IndexFunctionError[] = [];
+ * const store = newThreadSafeStore<Pod>(
+ *   { byNode: (pod) => [pod.spec!.nodeName] }, // throws for a pod without spec
+ *   { errorHandler: (err) => errors.push(err) },
+ * );
+ * store.add("default/web", { metadata: { name: "web" } });
+ * assert.equal(store.get("default/web")?.metadata.name, "web"); // stored all the same
+ * assert.equal(errors[0].indexName, "byNode");
+ * assert.equal(errors[0].key, "default/web");
+ * assert.ok(errors[0].cause instanceof TypeError);
+ * ```
  */
 export class IndexFunctionError extends Error {
   /** The index whose function failed. */

@@ -51,6 +51,25 @@ export interface AuthConfig {
  * A kubeconfig that cannot be found, read, parsed or used. `path` names the
  * file when one is involved; a YAML error is the `cause` (with its line and
  * column in the message).
+ *
+ * @example A kubeconfig that is not YAML a tool writes
+ * ```ts
+ * import { KubeConfig, KubeConfigError } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const path = await Deno.makeTempFile({ suffix: ".yaml" });
+ * await Deno.writeTextFile(path, "clusters: [unclosed\n");
+ * try {
+ *   assert.throws(() => KubeConfig.fromFile(path), (err) => {
+ *     assert.ok(err instanceof KubeConfigError);
+ *     assert.equal(err.path, path);
+ *     assert.match(err.message, /line 1, column/);
+ *     return true;
+ *   });
+ * } finally {
+ *   await Deno.remove(path);
+ * }
+ * ```
  */
 export class KubeConfigError extends Error {
   /** The kubeconfig file concerned, if any. */

@@ -35,6 +35,22 @@ export interface Authenticator {
 /**
  * An exec plugin or token source that failed. Never contains the token or
  * the plugin's standard output.
+ *
+ * @example An exec plugin kubecache refuses to run
+ * ```ts
+ * import { AuthError, ExecAuthenticator } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const plugin = new ExecAuthenticator({
+ *   command: "kubelogin",
+ *   args: [],
+ *   env: [],
+ *   apiVersion: "client.authentication.k8s.io/v1",
+ *   provideClusterInfo: false,
+ *   interactiveMode: "Always", // needs a terminal, which a plugin never gets
+ * });
+ * await assert.rejects(plugin.credentials(), AuthError);
+ * ```
  */
 export class AuthError extends Error {
   /**
@@ -66,6 +82,16 @@ export interface AuthenticatorOptions {
  * @param opts `clock` for credential expiry, `onWarning` for a token file
  * that cannot be re-read
  * @returns the authenticator
+ *
+ * @example The credentials a config sends
+ * ```ts
+ * import { KubeConfig, newAuthenticator } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const config = KubeConfig.fromOptions({ server: "https://10.0.0.1:6443", token: "abc" });
+ * const auth = newAuthenticator(config);
+ * assert.deepEqual(await auth.credentials(), { authorization: "Bearer abc" });
+ * ```
  */
 export function newAuthenticator(
   config: KubeConfig,
@@ -242,6 +268,28 @@ interface ExecResult {
  * certificate from standard output, caches it until its
  * `expirationTimestamp` (forever without one), and runs the plugin again
  * after a 401. Concurrent requests share one run.
+ *
+ * @example Run a plugin that prints an ExecCredential
+ * ```ts
+ * import { ExecAuthenticator } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const credential = {
+ *   apiVersion: "client.authentication.k8s.io/v1",
+ *   kind: "ExecCredential",
+ *   status: { token: "from-plugin" },
+ * };
+ * const plugin = new ExecAuthenticator({
+ *   command: Deno.execPath(), // a plugin is any program: here, deno printing the credential
+ *   args: ["eval", `console.log(JSON.stringify(${JSON.stringify(credential)}))`],
+ *   env: [],
+ *   apiVersion: "client.authentication.k8s.io/v1",
+ *   provideClusterInfo: false,
+ * });
+ * assert.deepEqual(await plugin.credentials(), { authorization: "Bearer from-plugin" });
+ * await plugin.credentials(); // cached: no expirationTimestamp, so no second run
+ * assert.equal(plugin.runs, 1);
+ * ```
  */
 export class ExecAuthenticator implements Authenticator {
   #exec: ExecConfig;

@@ -22,7 +22,26 @@ export interface DiscoveryClient {
   ): Promise<R>;
 }
 
-/** A name that no discovered resource type answers to. */
+/**
+ * A name that no discovered resource type answers to.
+ *
+ * @example A resource name the server does not serve
+ * ```ts
+ * import { Discovery, KubeClient, KubeConfig, UnknownResourceError } from "@kubecache/core";
+ * import { FakeApiServer } from "@kubecache/core/testing";
+ * import assert from "node:assert/strict";
+ *
+ * await using server = await FakeApiServer.start();
+ * await using client = new KubeClient(KubeConfig.fromOptions({ server: server.url }));
+ * const discovery = new Discovery(client);
+ * assert.equal((await discovery.resolve("cm")).resource, "configmaps");
+ * await assert.rejects(discovery.resolve("widgets"), (err) => {
+ *   assert.ok(err instanceof UnknownResourceError);
+ *   assert.equal(err.resourceName, "widgets");
+ *   return true;
+ * });
+ * ```
+ */
 export class UnknownResourceError extends Error {
   /** The name asked for. */
   readonly resourceName: string;
