@@ -126,6 +126,22 @@ export interface RawRequestOptions extends CallOptions {
 /**
  * A request that got no response headers, or no next chunk of its body,
  * within its time limit.
+ *
+ * @example A server that does not answer in time
+ * ```ts
+ * import { ConfigMaps, KubeClient, KubeConfig, RequestTimeoutError } from "@kubecache/core";
+ * import { FakeApiServer } from "@kubecache/core/testing";
+ * import assert from "node:assert/strict";
+ *
+ * await using server = await FakeApiServer.start();
+ * server.faults.latency(60_000); // every answer takes a minute
+ * await using client = new KubeClient(KubeConfig.fromOptions({ server: server.url }), { timeoutMs: 50 });
+ * await assert.rejects(client.list(ConfigMaps), (err) => {
+ *   assert.ok(err instanceof RequestTimeoutError);
+ *   assert.equal(err.timeoutMs, 50);
+ *   return true;
+ * });
+ * ```
  */
 export class RequestTimeoutError extends Error {
   /** The limit that passed, in ms. */

@@ -32,6 +32,29 @@ export type WatchDecodeErrorKind =
  *
  * Messages never contain more than the first 40 characters of the
  * offending line (watch events can carry Secret data).
+ *
+ * @example A stream that stops being JSON
+ * ```ts
+ * import { decodeWatch, WatchDecodeError } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const body = new Response(
+ *   '{"type":"ADDED","object":{"metadata":{"name":"a"}}}\n' +
+ *     "<html>502 Bad Gateway</html>\n",
+ * ).body!;
+ * const names: string[] = [];
+ * await assert.rejects(async () => {
+ *   for await (const ev of decodeWatch(body)) {
+ *     if (ev.type === "ADDED") names.push(ev.object.metadata.name!);
+ *   }
+ * }, (err) => {
+ *   assert.ok(err instanceof WatchDecodeError);
+ *   assert.equal(err.kind, "Malformed");
+ *   assert.equal(err.line, 2);
+ *   return true;
+ * });
+ * assert.deepEqual(names, ["a"]); // the complete event before it was delivered
+ * ```
  */
 export class WatchDecodeError extends Error {
   /** What went wrong. */
