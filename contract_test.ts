@@ -252,3 +252,45 @@ Deno.test("contract: the built-in resource types DESIGN.md lists are exported", 
   );
   assert.deepEqual(missing, []);
 });
+
+interface DocSymbol {
+  name: string;
+  declarations: {
+    kind: string;
+    location: { filename: string };
+    jsDoc?: { doc?: string; tags?: { kind: string; doc?: string }[] };
+  }[];
+}
+
+Deno.test("contract: every exported function and class has a runnable @example", async () => {
+  const entryPoints = Object.values(denoJson.exports as Record<string, string>);
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["doc", "--json", ...entryPoints],
+    cwd: new URL(".", import.meta.url),
+    stdout: "piped",
+    stderr: "inherit",
+  }).output();
+  assert.equal(out.code, 0);
+  const doc = JSON.parse(new TextDecoder().decode(out.stdout)) as {
+    nodes: Record<string, { symbols: DocSymbol[] }>;
+  };
+  const lacking = new Set<string>();
+  for (const { symbols } of Object.values(doc.nodes)) {
+    for (const { name, declarations: [decl] } of symbols) {
+      if (decl.kind !== "function" && decl.kind !== "class") continue;
+      const texts = [
+        decl.jsDoc?.doc ?? "",
+        ...(decl.jsDoc?.tags ?? []).filter((t) => t.kind === "example")
+          .map((t) => t.doc ?? ""),
+      ];
+      // A fenced block that `deno test --doc` runs: ```ts (or bare), not `ignore`.
+      const runnable = texts.some((t) =>
+        [...t.matchAll(/^```([^\n]*)$/gm)].some(([, info]) =>
+          /^(ts|typescript)(\s|$)/.test(info) && !/\bignore\b/.test(info)
+        )
+      );
+      if (!runnable) lacking.add(`${name} (${decl.location.filename})`);
+    }
+  }
+  assert.deepEqual([...lacking], []);
+});
