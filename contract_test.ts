@@ -262,7 +262,7 @@ interface DocSymbol {
   }[];
 }
 
-Deno.test("contract: every exported function and class has a runnable @example", async () => {
+Deno.test("contract: every exported function, class and constant has a runnable @example", async () => {
   const entryPoints = Object.values(denoJson.exports as Record<string, string>);
   const out = await new Deno.Command(Deno.execPath(), {
     args: ["doc", "--json", ...entryPoints],
@@ -277,7 +277,7 @@ Deno.test("contract: every exported function and class has a runnable @example",
   const lacking = new Set<string>();
   for (const { symbols } of Object.values(doc.nodes)) {
     for (const { name, declarations: [decl] } of symbols) {
-      if (decl.kind !== "function" && decl.kind !== "class") continue;
+      if (!["function", "class", "variable"].includes(decl.kind)) continue;
       const texts = [
         decl.jsDoc?.doc ?? "",
         ...(decl.jsDoc?.tags ?? []).filter((t) => t.kind === "example")

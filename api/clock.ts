@@ -58,5 +58,17 @@ export class RealClock implements Clock {
   }
 }
 
-/** The shared default clock used when no `clock` option is given. */
+/**
+ * The shared default clock used when no `clock` option is given.
+ *
+ * @example The wall clock, shared
+ * ```ts
+ * import { realClock } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const before = Date.now();
+ * await realClock.sleep(1);
+ * assert.ok(realClock.now() >= before + 1);
+ * ```
+ */
 export const realClock: Clock = new RealClock();

@@ -436,10 +436,35 @@ class TransformedWatch<T extends KubeObject>
   }
 }
 
-/** `Accept` of a metadata-only list (client-go's metadata client asks the same). */
+/**
+ * `Accept` of a metadata-only list (client-go's metadata client asks the same).
+ *
+ * @example What a metadata-only list asks for
+ * ```ts
+ * import { METADATA_LIST_ACCEPT } from "@kubecache/core";
+ * import { FakeApiServer } from "@kubecache/core/testing";
+ * import assert from "node:assert/strict";
+ *
+ * await using server = await FakeApiServer.start();
+ * const res = await fetch(`${server.url}/api/v1/namespaces`, { headers: { accept: METADATA_LIST_ACCEPT } });
+ * const list = await res.json();
+ * assert.equal(list.kind, "PartialObjectMetadataList");
+ * assert.equal(list.items[0].kind, "PartialObjectMetadata");
+ * ```
+ */
 export const METADATA_LIST_ACCEPT =
   "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1";
-/** `Accept` of a metadata-only watch: each event's object is a PartialObjectMetadata. */
+/**
+ * `Accept` of a metadata-only watch: each event's object is a PartialObjectMetadata.
+ *
+ * @example What a metadata-only watch asks for
+ * ```ts
+ * import { METADATA_WATCH_ACCEPT } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(METADATA_WATCH_ACCEPT, "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1");
+ * ```
+ */
 export const METADATA_WATCH_ACCEPT =
   "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1";
 

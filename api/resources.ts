@@ -137,11 +137,39 @@ function builtin<T extends KubeObject = KubeObject>(
   });
 }
 
-/** core/v1 Pod. */
+/**
+ * core/v1 Pod.
+ *
+ * @example Pod objects at a namespace's scope
+ * ```ts
+ * import { apiVersionOf, Pods } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(apiVersionOf(Pods), "v1");
+ * assert.equal(Pods.resource, "pods");
+ * assert.equal(Pods.kind, "Pod");
+ * assert.equal(Pods.namespaced, true);
+ * assert.deepEqual(Pods.shortNames, ["po"]);
+ * ```
+ */
 export const Pods: ResourceType<Pod> = builtin<Pod>("v1", "Pod", "pods", true, [
   "po",
 ]);
-/** core/v1 ConfigMap. */
+/**
+ * core/v1 ConfigMap.
+ *
+ * @example ConfigMap objects at a namespace's scope
+ * ```ts
+ * import { apiVersionOf, ConfigMaps } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(apiVersionOf(ConfigMaps), "v1");
+ * assert.equal(ConfigMaps.resource, "configmaps");
+ * assert.equal(ConfigMaps.kind, "ConfigMap");
+ * assert.equal(ConfigMaps.namespaced, true);
+ * assert.deepEqual(ConfigMaps.shortNames, ["cm"]);
+ * ```
+ */
 export const ConfigMaps: ResourceType<ConfigMap> = builtin<ConfigMap>(
   "v1",
   "ConfigMap",
@@ -149,14 +177,41 @@ export const ConfigMaps: ResourceType<ConfigMap> = builtin<ConfigMap>(
   true,
   ["cm"],
 );
-/** core/v1 Secret. */
+/**
+ * core/v1 Secret.
+ *
+ * @example Secret objects at a namespace's scope
+ * ```ts
+ * import { apiVersionOf, Secrets } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(apiVersionOf(Secrets), "v1");
+ * assert.equal(Secrets.resource, "secrets");
+ * assert.equal(Secrets.kind, "Secret");
+ * assert.equal(Secrets.namespaced, true);
+ * ```
+ */
 export const Secrets: ResourceType<Secret> = builtin<Secret>(
   "v1",
   "Secret",
   "secrets",
   true,
 );
-/** core/v1 Service. */
+/**
+ * core/v1 Service.
+ *
+ * @example Service objects at a namespace's scope
+ * ```ts
+ * import { apiVersionOf, Services } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(apiVersionOf(Services), "v1");
+ * assert.equal(Services.resource, "services");
+ * assert.equal(Services.kind, "Service");
+ * assert.equal(Services.namespaced, true);
+ * assert.deepEqual(Services.shortNames, ["svc"]);
+ * ```
+ */
 export const Services: ResourceType<Service> = builtin<Service>(
   "v1",
   "Service",
@@ -164,7 +219,21 @@ export const Services: ResourceType<Service> = builtin<Service>(
   true,
   ["svc"],
 );
-/** core/v1 Namespace (cluster-scoped). */
+/**
+ * core/v1 Namespace (cluster-scoped).
+ *
+ * @example Namespace objects at cluster scope
+ * ```ts
+ * import { apiVersionOf, Namespaces } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(apiVersionOf(Namespaces), "v1");
+ * assert.equal(Namespaces.resource, "namespaces");
+ * assert.equal(Namespaces.kind, "Namespace");
+ * assert.equal(Namespaces.namespaced, false);
+ * assert.deepEqual(Namespaces.shortNames, ["ns"]);
+ * ```
+ */
 export const Namespaces: ResourceType<Namespace> = builtin<Namespace>(
   "v1",
   "Namespace",
@@ -172,7 +241,21 @@ export const Namespaces: ResourceType<Namespace> = builtin<Namespace>(
   false,
   ["ns"],
 );
-/** core/v1 Node (cluster-scoped). */
+/**
+ * core/v1 Node (cluster-scoped).
+ *
+ * @example Node objects at cluster scope
+ * ```ts
+ * import { apiVersionOf, Nodes } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(apiVersionOf(Nodes), "v1");
+ * assert.equal(Nodes.resource, "nodes");
+ * assert.equal(Nodes.kind, "Node");
+ * assert.equal(Nodes.namespaced, false);
+ * assert.deepEqual(Nodes.shortNames, ["no"]);
+ * ```
+ */
 export const Nodes: ResourceType<Node> = builtin<Node>(
   "v1",
   "Node",
@@ -182,7 +265,21 @@ export const Nodes: ResourceType<Node> = builtin<Node>(
     "no",
   ],
 );
-/** core/v1 Event. */
+/**
+ * core/v1 Event.
+ *
+ * @example Event objects at a namespace's scope
+ * ```ts
+ * import { apiVersionOf, Events } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(apiVersionOf(Events), "v1");
+ * assert.equal(Events.resource, "events");
+ * assert.equal(Events.kind, "Event");
+ * assert.equal(Events.namespaced, true);
+ * assert.deepEqual(Events.shortNames, ["ev"]);
+ * ```
+ */
 export const Events: ResourceType<KubeEvent> = builtin<KubeEvent>(
   "v1",
   "Event",
@@ -192,7 +289,21 @@ export const Events: ResourceType<KubeEvent> = builtin<KubeEvent>(
     "ev",
   ],
 );
-/** core/v1 Endpoints. */
+/**
+ * core/v1 Endpoints.
+ *
+ * @example Endpoints objects at a namespace's scope
+ * ```ts
+ * import { apiVersionOf, Endpoints } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(apiVersionOf(Endpoints), "v1");
+ * assert.equal(Endpoints.resource, "endpoints");
+ * assert.equal(Endpoints.kind, "Endpoints");
+ * assert.equal(Endpoints.namespaced, true);
+ * assert.deepEqual(Endpoints.shortNames, ["ep"]);
+ * ```
+ */
 export const Endpoints: ResourceType = builtin(
   "v1",
   "Endpoints",
@@ -200,7 +311,21 @@ export const Endpoints: ResourceType = builtin(
   true,
   ["ep"],
 );
-/** core/v1 ServiceAccount. */
+/**
+ * core/v1 ServiceAccount.
+ *
+ * @example ServiceAccount objects at a namespace's scope
+ * ```ts
+ * import { apiVersionOf, ServiceAccounts } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(apiVersionOf(ServiceAccounts), "v1");
+ * assert.equal(ServiceAccounts.resource, "serviceaccounts");
+ * assert.equal(ServiceAccounts.kind, "ServiceAccount");
+ * assert.equal(ServiceAccounts.namespaced, true);
+ * assert.deepEqual(ServiceAccounts.shortNames, ["sa"]);
+ * ```
+ */
 export const ServiceAccounts: ResourceType = builtin(
   "v1",
   "ServiceAccount",
@@ -208,7 +333,21 @@ export const ServiceAccounts: ResourceType = builtin(
   true,
   ["sa"],
 );
-/** core/v1 PersistentVolume (cluster-scoped). */
+/**
+ * core/v1 PersistentVolume (cluster-scoped).
+ *
+ * @example PersistentVolume objects at cluster scope
+ * ```ts
+ * import { apiVersionOf, PersistentVolumes } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(apiVersionOf(PersistentVolumes), "v1");
+ * assert.equal(PersistentVolumes.resource, "persistentvolumes");
+ * assert.equal(PersistentVolumes.kind, "PersistentVolume");
+ * assert.equal(PersistentVolumes.namespaced, false);
+ * assert.deepEqual(PersistentVolumes.shortNames, ["pv"]);
+ * ```
+ */
 export const PersistentVolumes: ResourceType = builtin(
   "v1",
   "PersistentVolume",
@@ -216,7 +355,21 @@ export const PersistentVolumes: ResourceType = builtin(
   false,
   ["pv"],
 );
-/** core/v1 PersistentVolumeClaim. */
+/**
+ * core/v1 PersistentVolumeClaim.
+ *
+ * @example PersistentVolumeClaim objects at a namespace's scope
+ * ```ts
+ * import { apiVersionOf, PersistentVolumeClaims } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(apiVersionOf(PersistentVolumeClaims), "v1");
+ * assert.equal(PersistentVolumeClaims.resource, "persistentvolumeclaims");
+ * assert.equal(PersistentVolumeClaims.kind, "PersistentVolumeClaim");
+ * assert.equal(PersistentVolumeClaims.namespaced, true);
+ * assert.deepEqual(PersistentVolumeClaims.shortNames, ["pvc"]);
+ * ```
+ */
 export const PersistentVolumeClaims: ResourceType = builtin(
   "v1",
   "PersistentVolumeClaim",
@@ -224,7 +377,21 @@ export const PersistentVolumeClaims: ResourceType = builtin(
   true,
   ["pvc"],
 );
-/** apps/v1 Deployment. */
+/**
+ * apps/v1 Deployment.
+ *
+ * @example Deployment objects at a namespace's scope
+ * ```ts
+ * import { apiVersionOf, Deployments } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(apiVersionOf(Deployments), "apps/v1");
+ * assert.equal(Deployments.resource, "deployments");
+ * assert.equal(Deployments.kind, "Deployment");
+ * assert.equal(Deployments.namespaced, true);
+ * assert.deepEqual(Deployments.shortNames, ["deploy"]);
+ * ```
+ */
 export const Deployments: ResourceType<Deployment> = builtin<Deployment>(
   "apps/v1",
   "Deployment",
@@ -232,7 +399,21 @@ export const Deployments: ResourceType<Deployment> = builtin<Deployment>(
   true,
   ["deploy"],
 );
-/** apps/v1 ReplicaSet. */
+/**
+ * apps/v1 ReplicaSet.
+ *
+ * @example ReplicaSet objects at a namespace's scope
+ * ```ts
+ * import { apiVersionOf, ReplicaSets } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(apiVersionOf(ReplicaSets), "apps/v1");
+ * assert.equal(ReplicaSets.resource, "replicasets");
+ * assert.equal(ReplicaSets.kind, "ReplicaSet");
+ * assert.equal(ReplicaSets.namespaced, true);
+ * assert.deepEqual(ReplicaSets.shortNames, ["rs"]);
+ * ```
+ */
 export const ReplicaSets: ResourceType<ReplicaSet> = builtin<ReplicaSet>(
   "apps/v1",
   "ReplicaSet",
@@ -240,7 +421,21 @@ export const ReplicaSets: ResourceType<ReplicaSet> = builtin<ReplicaSet>(
   true,
   ["rs"],
 );
-/** apps/v1 StatefulSet. */
+/**
+ * apps/v1 StatefulSet.
+ *
+ * @example StatefulSet objects at a namespace's scope
+ * ```ts
+ * import { apiVersionOf, StatefulSets } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(apiVersionOf(StatefulSets), "apps/v1");
+ * assert.equal(StatefulSets.resource, "statefulsets");
+ * assert.equal(StatefulSets.kind, "StatefulSet");
+ * assert.equal(StatefulSets.namespaced, true);
+ * assert.deepEqual(StatefulSets.shortNames, ["sts"]);
+ * ```
+ */
 export const StatefulSets: ResourceType<StatefulSet> = builtin<StatefulSet>(
   "apps/v1",
   "StatefulSet",
@@ -248,7 +443,21 @@ export const StatefulSets: ResourceType<StatefulSet> = builtin<StatefulSet>(
   true,
   ["sts"],
 );
-/** apps/v1 DaemonSet. */
+/**
+ * apps/v1 DaemonSet.
+ *
+ * @example DaemonSet objects at a namespace's scope
+ * ```ts
+ * import { apiVersionOf, DaemonSets } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(apiVersionOf(DaemonSets), "apps/v1");
+ * assert.equal(DaemonSets.resource, "daemonsets");
+ * assert.equal(DaemonSets.kind, "DaemonSet");
+ * assert.equal(DaemonSets.namespaced, true);
+ * assert.deepEqual(DaemonSets.shortNames, ["ds"]);
+ * ```
+ */
 export const DaemonSets: ResourceType<DaemonSet> = builtin<DaemonSet>(
   "apps/v1",
   "DaemonSet",
@@ -256,14 +465,41 @@ export const DaemonSets: ResourceType<DaemonSet> = builtin<DaemonSet>(
   true,
   ["ds"],
 );
-/** batch/v1 Job. */
+/**
+ * batch/v1 Job.
+ *
+ * @example Job objects at a namespace's scope
+ * ```ts
+ * import { apiVersionOf, Jobs } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(apiVersionOf(Jobs), "batch/v1");
+ * assert.equal(Jobs.resource, "jobs");
+ * assert.equal(Jobs.kind, "Job");
+ * assert.equal(Jobs.namespaced, true);
+ * ```
+ */
 export const Jobs: ResourceType<Job> = builtin<Job>(
   "batch/v1",
   "Job",
   "jobs",
   true,
 );
-/** batch/v1 CronJob. */
+/**
+ * batch/v1 CronJob.
+ *
+ * @example CronJob objects at a namespace's scope
+ * ```ts
+ * import { apiVersionOf, CronJobs } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(apiVersionOf(CronJobs), "batch/v1");
+ * assert.equal(CronJobs.resource, "cronjobs");
+ * assert.equal(CronJobs.kind, "CronJob");
+ * assert.equal(CronJobs.namespaced, true);
+ * assert.deepEqual(CronJobs.shortNames, ["cj"]);
+ * ```
+ */
 export const CronJobs: ResourceType<CronJob> = builtin<CronJob>(
   "batch/v1",
   "CronJob",
@@ -271,7 +507,21 @@ export const CronJobs: ResourceType<CronJob> = builtin<CronJob>(
   true,
   ["cj"],
 );
-/** networking.k8s.io/v1 Ingress. */
+/**
+ * networking.k8s.io/v1 Ingress.
+ *
+ * @example Ingress objects at a namespace's scope
+ * ```ts
+ * import { apiVersionOf, Ingresses } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(apiVersionOf(Ingresses), "networking.k8s.io/v1");
+ * assert.equal(Ingresses.resource, "ingresses");
+ * assert.equal(Ingresses.kind, "Ingress");
+ * assert.equal(Ingresses.namespaced, true);
+ * assert.deepEqual(Ingresses.shortNames, ["ing"]);
+ * ```
+ */
 export const Ingresses: ResourceType = builtin(
   "networking.k8s.io/v1",
   "Ingress",
@@ -279,21 +529,61 @@ export const Ingresses: ResourceType = builtin(
   true,
   ["ing"],
 );
-/** coordination.k8s.io/v1 Lease. */
+/**
+ * coordination.k8s.io/v1 Lease.
+ *
+ * @example Lease objects at a namespace's scope
+ * ```ts
+ * import { apiVersionOf, Leases } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(apiVersionOf(Leases), "coordination.k8s.io/v1");
+ * assert.equal(Leases.resource, "leases");
+ * assert.equal(Leases.kind, "Lease");
+ * assert.equal(Leases.namespaced, true);
+ * ```
+ */
 export const Leases: ResourceType<Lease> = builtin<Lease>(
   "coordination.k8s.io/v1",
   "Lease",
   "leases",
   true,
 );
-/** discovery.k8s.io/v1 EndpointSlice. */
+/**
+ * discovery.k8s.io/v1 EndpointSlice.
+ *
+ * @example EndpointSlice objects at a namespace's scope
+ * ```ts
+ * import { apiVersionOf, EndpointSlices } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(apiVersionOf(EndpointSlices), "discovery.k8s.io/v1");
+ * assert.equal(EndpointSlices.resource, "endpointslices");
+ * assert.equal(EndpointSlices.kind, "EndpointSlice");
+ * assert.equal(EndpointSlices.namespaced, true);
+ * ```
+ */
 export const EndpointSlices: ResourceType = builtin(
   "discovery.k8s.io/v1",
   "EndpointSlice",
   "endpointslices",
   true,
 );
-/** apiextensions.k8s.io/v1 CustomResourceDefinition (cluster-scoped). */
+/**
+ * apiextensions.k8s.io/v1 CustomResourceDefinition (cluster-scoped).
+ *
+ * @example CustomResourceDefinition objects at cluster scope
+ * ```ts
+ * import { apiVersionOf, CustomResourceDefinitions } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(apiVersionOf(CustomResourceDefinitions), "apiextensions.k8s.io/v1");
+ * assert.equal(CustomResourceDefinitions.resource, "customresourcedefinitions");
+ * assert.equal(CustomResourceDefinitions.kind, "CustomResourceDefinition");
+ * assert.equal(CustomResourceDefinitions.namespaced, false);
+ * assert.deepEqual(CustomResourceDefinitions.shortNames, ["crd","crds"]);
+ * ```
+ */
 export const CustomResourceDefinitions: ResourceType = builtin(
   "apiextensions.k8s.io/v1",
   "CustomResourceDefinition",
@@ -302,7 +592,17 @@ export const CustomResourceDefinitions: ResourceType = builtin(
   ["crd", "crds"],
 );
 
-/** Every built-in resource type, in the order above. */
+/**
+ * Every built-in resource type, in the order above.
+ *
+ * @example Find a built-in type by kind
+ * ```ts
+ * import { BUILTIN_RESOURCE_TYPES, Deployments } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(BUILTIN_RESOURCE_TYPES.find((t) => t.kind === "Deployment"), Deployments);
+ * ```
+ */
 export const BUILTIN_RESOURCE_TYPES: readonly ResourceType[] = [
   Pods,
   ConfigMaps,

@@ -59,7 +59,20 @@ export type IndexFunc<T> = (obj: T) => string[];
  */
 export type Indexers<T> = Record<string, IndexFunc<T>>;
 
-/** The conventional name of the namespace index (client-go `NamespaceIndex`). */
+/**
+ * The conventional name of the namespace index (client-go `NamespaceIndex`).
+ *
+ * @example List one namespace from an indexer
+ * ```ts
+ * import { metaNamespaceIndexFunc, metaNamespaceKeyFunc, NAMESPACE_INDEX, newIndexer } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const indexer = newIndexer(metaNamespaceKeyFunc, { [NAMESPACE_INDEX]: metaNamespaceIndexFunc });
+ * indexer.add({ metadata: { name: "a", namespace: "team-a" } });
+ * indexer.add({ metadata: { name: "b", namespace: "team-b" } });
+ * assert.deepEqual(indexer.indexKeys(NAMESPACE_INDEX, "team-a"), ["team-a/a"]);
+ * ```
+ */
 export const NAMESPACE_INDEX = "namespace";
 
 /**

@@ -16,7 +16,18 @@
 import { type Clock, realClock } from "../api/clock.ts";
 import { DeletedFinalStateUnknown } from "./keys.ts";
 
-/** The environment variable that turns mutation detection on for every informer. */
+/**
+ * The environment variable that turns mutation detection on for every informer.
+ *
+ * @example Turn detection on for a test run
+ * ```ts
+ * import { MUTATION_DETECTOR_ENV } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * // KUBECACHE_MUTATION_DETECTOR=true deno test -A
+ * assert.equal(MUTATION_DETECTOR_ENV, "KUBECACHE_MUTATION_DETECTOR");
+ * ```
+ */
 export const MUTATION_DETECTOR_ENV = "KUBECACHE_MUTATION_DETECTOR";
 
 /**

@@ -14,7 +14,19 @@ import {
   rawRecord,
 } from "./lease_lock.ts";
 
-/** client-go `leaderelection.JitterFactor`: acquire retries wait `retryPeriod · [1, 2.2)`. */
+/**
+ * client-go `leaderelection.JitterFactor`: acquire retries wait `retryPeriod · [1, 2.2)`.
+ *
+ * @example How long a candidate waits between attempts
+ * ```ts
+ * import { JITTER_FACTOR } from "@kubecache/core/leaderelection";
+ * import assert from "node:assert/strict";
+ *
+ * const retryPeriod = 2_000;
+ * // Each wait is drawn from [retryPeriod, retryPeriod · (1 + JITTER_FACTOR)).
+ * assert.equal(retryPeriod * (1 + JITTER_FACTOR), 4_400);
+ * ```
+ */
 export const JITTER_FACTOR = 1.2;
 
 /**
