@@ -10,6 +10,22 @@
 /**
  * A source of time and of cancellable sleeps (k8s.io/utils `clock.Clock`).
  * Times are epoch milliseconds, durations milliseconds.
+ *
+ * @example A component taking a clock
+ * ```ts
+ * import { type Clock, realClock } from "@kubecache/core";
+ * import { FakeClock } from "@kubecache/core/testing";
+ * import assert from "node:assert/strict";
+ *
+ * async function timeout(ms: number, clock: Clock = realClock): Promise<string> {
+ *   await clock.sleep(ms);
+ *   return `waited until ${clock.now()}`;
+ * }
+ * const clock = new FakeClock(1_000);
+ * const done = timeout(500, clock);
+ * await clock.step(500); // no real waiting
+ * assert.equal(await done, "waited until 1500");
+ * ```
  */
 export interface Clock {
   /** Current time in epoch milliseconds. */

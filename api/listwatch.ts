@@ -15,6 +15,22 @@ import type { ResourceType } from "./resources.ts";
 /**
  * Query options of a list or watch request (apimachinery `metav1.ListOptions`),
  * sent as URL query parameters of the same names.
+ *
+ * @example A paged list at the newest resourceVersion
+ * ```ts
+ * import { ConfigMaps, KubeClient, KubeConfig, type ListOptions } from "@kubecache/core";
+ * import { FakeApiServer } from "@kubecache/core/testing";
+ * import assert from "node:assert/strict";
+ *
+ * await using server = await FakeApiServer.start();
+ * for (const name of ["a", "b", "c"]) server.create(ConfigMaps, { metadata: { name, namespace: "default" } });
+ * await using client = new KubeClient(KubeConfig.fromOptions({ server: server.url }));
+ * const opts: ListOptions = { resourceVersion: "", limit: 2 };
+ * const first = await client.list(ConfigMaps, { namespace: "default", ...opts });
+ * assert.equal(first.items.length, 2);
+ * const rest = await client.list(ConfigMaps, { namespace: "default", ...opts, continue: first.metadata.continue });
+ * assert.deepEqual(rest.items.map((cm) => cm.metadata.name), ["c"]);
+ * ```
  */
 export interface ListOptions {
   /**
@@ -43,6 +59,18 @@ export interface ListOptions {
 /**
  * A list response (apimachinery `metav1.List` shape): items plus list
  * metadata carrying the resourceVersion and the continue token of a page.
+ *
+ * @example What a list returns
+ * ```ts
+ * import type { ConfigMap, ObjectList } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const page: ObjectList<ConfigMap> = {
+ *   metadata: { resourceVersion: "42", continue: "token", remainingItemCount: 1 },
+ *   items: [{ metadata: { name: "a", namespace: "default" } }],
+ * };
+ * assert.equal(page.metadata.remainingItemCount! + page.items.length, 2);
+ * ```
  */
 export interface ObjectList<T> {
   /** API version of the list, e.g. `"v1"`. */
@@ -76,6 +104,19 @@ export type WatchEventType =
  * `metadata.resourceVersion` (and, for the end of a watch-list's initial
  * events, the annotation `k8s.io/initial-events-end: "true"`); an ERROR
  * carries the server's {@link Status}.
+ *
+ * @example Tell an ERROR from an object event
+ * ```ts
+ * import type { KubeObject, WatchEvent } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * function describe(event: WatchEvent<KubeObject>): string {
+ *   if (event.type === "ERROR") return `error ${event.object.code}`; // a Status
+ *   return `${event.type} ${event.object.metadata.name}`;
+ * }
+ * assert.equal(describe({ type: "ADDED", object: { metadata: { name: "a" } } }), "ADDED a");
+ * assert.equal(describe({ type: "ERROR", object: { code: 410, reason: "Expired" } }), "error 410");
+ * ```
  */
 export type WatchEvent<T> =
   | { type: "ADDED" | "MODIFIED" | "DELETED" | "BOOKMARK"; object: T }
@@ -155,6 +196,28 @@ export interface ListHooks {
  * `StatusError`); retrying is the Reflector's job.
  *
  * @typeParam T the object type listed and watched
+ *
+ * @example A ListerWatcher of your own, in memory
+ * ```ts
+ * import { type KubeObject, type ListerWatcher, newSharedIndexInformer, waitForCacheSync } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const fixed: ListerWatcher<KubeObject> = {
+ *   list: () => Promise.resolve({ metadata: { resourceVersion: "1" }, items: [{ metadata: { name: "a" } }] }),
+ *   // A watch that never sends anything, and ends when the informer stops.
+ *   watch: (_opts, signal) =>
+ *     Promise.resolve((async function* () {
+ *       await new Promise((resolve) => signal?.addEventListener("abort", resolve, { once: true }));
+ *     })()),
+ * };
+ * const informer = newSharedIndexInformer(fixed);
+ * const stop = new AbortController();
+ * const running = informer.run(stop.signal);
+ * assert.equal(await waitForCacheSync(stop.signal, informer.hasSynced), true);
+ * assert.deepEqual(informer.getStore().listKeys(), ["a"]);
+ * stop.abort();
+ * await running;
+ * ```
  */
 export interface ListerWatcher<T extends KubeObject = KubeObject> {
   /**

@@ -29,6 +29,20 @@ export interface OwnerReference {
  * Standard object metadata (apimachinery `metav1.ObjectMeta`). Only `name`
  * is needed by the key functions; every other field is optional and kept as
  * the server sent it.
+ *
+ * @example The metadata every object has
+ * ```ts
+ * import type { ObjectMeta } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const meta: ObjectMeta = {
+ *   name: "web-1",
+ *   namespace: "default",
+ *   labels: { app: "web" },
+ *   ownerReferences: [{ apiVersion: "apps/v1", kind: "ReplicaSet", name: "web-6d4b", uid: "1", controller: true }],
+ * };
+ * assert.equal(meta.ownerReferences?.find((o) => o.controller)?.kind, "ReplicaSet");
+ * ```
  */
 export interface ObjectMeta {
   /** Object name, unique within its namespace (or cluster for cluster-scoped kinds). */
@@ -146,6 +160,23 @@ export interface StatusDetails {
  * The apiserver's result object for failures and some deletions
  * (apimachinery `metav1.Status`), e.g. a 410 `Expired` inside a watch ERROR
  * event.
+ *
+ * @example The failure the server answers with
+ * ```ts
+ * import { isNotFound, type Status, StatusError } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const status: Status = {
+ *   kind: "Status",
+ *   apiVersion: "v1",
+ *   status: "Failure",
+ *   message: 'configmaps "x" not found',
+ *   reason: "NotFound",
+ *   details: { name: "x", kind: "configmaps" },
+ *   code: 404,
+ * };
+ * assert.equal(isNotFound(new StatusError(status)), true);
+ * ```
  */
 export interface Status {
   /** Always `"Status"`. */

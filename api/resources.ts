@@ -30,6 +30,24 @@ import type {
  * `T` is the object type its API serves; it only types results.
  *
  * @typeParam T the object type of this resource
+ *
+ * @example A custom resource type by hand
+ * ```ts
+ * import { type KubeObject, type ResourceType, resourceType } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * interface Widget extends KubeObject {
+ *   spec: { size: number };
+ * }
+ * const Widgets: ResourceType<Widget> = resourceType<Widget>({
+ *   apiVersion: "example.com/v1",
+ *   kind: "Widget",
+ *   resource: "widgets",
+ *   namespaced: true,
+ * });
+ * assert.equal(Widgets.group, "example.com");
+ * assert.equal(Widgets.version, "v1");
+ * ```
  */
 export interface ResourceType<T extends KubeObject = KubeObject> {
   /** API group; `""` for the core group (`/api/v1`). */

@@ -13,6 +13,26 @@ import type { DeepReadonly } from "../api/readonly.ts";
  * The handle of one `addEventHandler` call (client-go
  * `ResourceEventHandlerRegistration`): give it back to `removeEventHandler`,
  * or ask whether this handler has seen the whole initial list.
+ *
+ * @example Wait until one handler has seen the initial list
+ * ```ts
+ * import { type KubeObject, newSharedIndexInformer, waitForCacheSync } from "@kubecache/core";
+ * import { FakeControllerSource } from "@kubecache/core/testing";
+ * import assert from "node:assert/strict";
+ *
+ * const source = new FakeControllerSource<KubeObject>();
+ * source.add({ metadata: { namespace: "default", name: "a" } });
+ * const informer = newSharedIndexInformer(source);
+ * const seen: string[] = [];
+ * const registration = informer.addEventHandler({ onAdd: (obj) => void seen.push(obj.metadata.name!) });
+ * const stop = new AbortController();
+ * const running = informer.run(stop.signal);
+ * assert.equal(await waitForCacheSync(stop.signal, registration.hasSynced), true);
+ * assert.deepEqual(seen, ["a"]);
+ * informer.removeEventHandler(registration);
+ * stop.abort();
+ * await running;
+ * ```
  */
 export interface ResourceEventHandlerRegistration {
   /**

@@ -14,6 +14,34 @@ import type { ReflectorStatusListener } from "./_reflector_status.ts";
  * call is synchronous; `replace` takes ownership of the list.
  *
  * @typeParam T the object type
+ *
+ * @example Any object with the five writes fits
+ * ```ts
+ * import { type KubeObject, metaNamespaceKeyFunc, newStore, Reflector, type ReflectorStore } from "@kubecache/core";
+ * import { FakeControllerSource } from "@kubecache/core/testing";
+ * import assert from "node:assert/strict";
+ *
+ * const source = new FakeControllerSource();
+ * source.add({ metadata: { namespace: "default", name: "a" } });
+ * const store = newStore<KubeObject>(metaNamespaceKeyFunc);
+ * const listed = Promise.withResolvers<string>();
+ * const target: ReflectorStore<KubeObject> = {
+ *   add: (obj) => store.add(obj),
+ *   update: (obj) => store.update(obj),
+ *   delete: (obj) => store.delete(obj),
+ *   replace: (list, resourceVersion) => {
+ *     store.replace(list, resourceVersion);
+ *     listed.resolve(resourceVersion);
+ *   },
+ *   resync: () => {},
+ * };
+ * const stop = new AbortController();
+ * const running = new Reflector(source, target).run(stop.signal);
+ * assert.equal(await listed.promise, source.resourceVersion());
+ * assert.deepEqual(store.listKeys(), ["default/a"]);
+ * stop.abort();
+ * await running;
+ * ```
  */
 export interface ReflectorStore<T> {
   /** An object was added (watch ADDED). */

@@ -28,6 +28,16 @@ import {
  * `TimestampedEntry`).
  *
  * @typeParam T the object type
+ *
+ * @example What an ExpirationPolicy is asked about
+ * ```ts
+ * import type { TimestampedEntry } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const entry: TimestampedEntry = { obj: { metadata: { name: "a" } }, timestamp: 1_000, key: "a" };
+ * const olderThanASecond = (e: TimestampedEntry, now: number) => now - e.timestamp > 1_000;
+ * assert.equal(olderThanASecond(entry, 2_500), true);
+ * ```
  */
 export interface TimestampedEntry<T = unknown> {
   /** The stored object. */
@@ -40,6 +50,21 @@ export interface TimestampedEntry<T = unknown> {
 
 /**
  * Decides whether an entry has expired (client-go `ExpirationPolicy`).
+ *
+ * @example Expire entries by a field of the object
+ * ```ts
+ * import { type ExpirationPolicy, metaNamespaceKeyFunc, newExpirationStore } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * type Token = { metadata: { name: string }; expiresAt: number };
+ * let now = 0;
+ * const policy: ExpirationPolicy = { isExpired: (entry) => (entry.obj as Token).expiresAt <= now };
+ * const tokens = newExpirationStore<Token>(metaNamespaceKeyFunc, policy);
+ * tokens.add({ metadata: { name: "t1" }, expiresAt: 10 });
+ * assert.equal(tokens.list().length, 1);
+ * now = 10;
+ * assert.equal(tokens.list().length, 0);
+ * ```
  */
 export interface ExpirationPolicy {
   /** Whether `entry` has expired and must be dropped. */

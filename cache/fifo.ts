@@ -34,6 +34,24 @@ export { RequeueError };
  *
  * @typeParam P what the queue hands out: the object for {@link FIFO},
  * its `Deltas` for a `DeltaFIFO`
+ *
+ * @example Process an item, or ask for it again
+ * ```ts
+ * import { FIFO, type PopProcessFunc, RequeueError } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * type Item = { name: string; tries: number };
+ * const process: PopProcessFunc<Item> = (item, isInInitialList) => {
+ *   assert.equal(isInInitialList, false); // a plain FIFO has no initial list
+ *   if (++item.tries < 2) throw new RequeueError(); // not ready: back in the queue
+ * };
+ * const fifo = new FIFO<Item>((o) => (o as Item).name);
+ * fifo.add({ name: "a", tries: 0 });
+ * await fifo.pop(process);
+ * assert.deepEqual(fifo.listKeys(), ["a"]);
+ * await fifo.pop(process);
+ * assert.deepEqual(fifo.listKeys(), []);
+ * ```
  */
 export type PopProcessFunc<P> = (
   item: P,
@@ -88,6 +106,22 @@ export class FIFOClosedError extends Error {
  * @typeParam T the object type
  * @typeParam P the accumulator `pop` and `get` hand out: `T` for
  * {@link FIFO}, `Deltas<T>` for `DeltaFIFO`
+ *
+ * @example Code that works with any queue
+ * ```ts
+ * import { FIFO, type Queue } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * async function drain<T>(queue: Queue<T>): Promise<T[]> {
+ *   const out: T[] = [];
+ *   while (queue.listKeys().length > 0) await queue.pop((item) => void out.push(item));
+ *   return out;
+ * }
+ * const fifo = new FIFO<{ name: string }>((o) => (o as { name: string }).name);
+ * fifo.add({ name: "a" });
+ * fifo.add({ name: "b" });
+ * assert.deepEqual((await drain(fifo)).map((o) => o.name), ["a", "b"]);
+ * ```
  */
 export interface Queue<T, P = T> {
   /** Add an object, or replace its accumulated state. @throws {KeyError} */

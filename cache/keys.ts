@@ -10,6 +10,18 @@
 /**
  * Computes the key of an object (client-go `cache.KeyFunc`).
  * Throws {@link KeyError} when the object cannot be keyed.
+ *
+ * @example A key function of your own
+ * ```ts
+ * import { type KeyFunc, newStore } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * // Key nodes by their name alone, lower-cased.
+ * const byName: KeyFunc = (obj) => (obj as { metadata: { name: string } }).metadata.name.toLowerCase();
+ * const store = newStore(byName);
+ * store.add({ metadata: { name: "Node-A" } });
+ * assert.deepEqual(store.listKeys(), ["node-a"]);
+ * ```
  */
 export type KeyFunc = (obj: unknown) => string;
 

@@ -176,6 +176,21 @@ export interface GenericNamespaceLister<T> {
  * of one namespace (client-go `ByNamespace`).
  *
  * @typeParam T the object type
+ *
+ * @example Read the cache, across namespaces or in one
+ * ```ts
+ * import { metaNamespaceKeyFunc, newGenericLister, newIndexer, type GenericLister, type KubeObject } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const indexer = newIndexer<KubeObject>(metaNamespaceKeyFunc, {});
+ * indexer.add({ metadata: { name: "web", namespace: "a", labels: { app: "web" } } });
+ * indexer.add({ metadata: { name: "web", namespace: "b" } });
+ * const lister: GenericLister<KubeObject> = newGenericLister(indexer);
+ * assert.equal(lister.list().length, 2);
+ * assert.equal(lister.list("app=web").length, 1);
+ * assert.equal(lister.get("b/web")?.metadata.namespace, "b");
+ * assert.equal(lister.namespaced("a").get("web")?.metadata.namespace, "a");
+ * ```
  */
 export interface GenericLister<T> extends GenericNamespaceLister<T> {
   /** The view of one namespace; `""` means all namespaces. */
@@ -186,6 +201,14 @@ export interface GenericLister<T> extends GenericNamespaceLister<T> {
  * Short name of {@link GenericLister}.
  *
  * @typeParam T the object type
+ *
+ * @example The short name
+ * ```ts
+ * import type { ConfigMap, GenericLister, Lister } from "@kubecache/core";
+ *
+ * const same = (l: Lister<ConfigMap>): GenericLister<ConfigMap> => l;
+ * void same;
+ * ```
  */
 export type Lister<T> = GenericLister<T>;
 

@@ -26,6 +26,20 @@ export { computeKey } from "./_cache.ts";
  * takes ownership of the list.
  *
  * @typeParam T the object type
+ *
+ * @example A keyed store of objects
+ * ```ts
+ * import { metaNamespaceKeyFunc, newStore, type Store } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * type Obj = { metadata: { name: string; namespace: string; resourceVersion?: string } };
+ * const store: Store<Obj> = newStore(metaNamespaceKeyFunc);
+ * store.add({ metadata: { name: "a", namespace: "default" } });
+ * store.update({ metadata: { name: "a", namespace: "default", resourceVersion: "2" } });
+ * assert.equal(store.getByKey("default/a")?.metadata.resourceVersion, "2");
+ * store.replace([{ metadata: { name: "b", namespace: "default" } }], "3");
+ * assert.deepEqual(store.listKeys(), ["default/b"]);
+ * ```
  */
 export interface Store<T> {
   /**
@@ -70,6 +84,21 @@ export interface Store<T> {
  * a scan.
  *
  * @typeParam T the object type
+ *
+ * @example Look objects up by an index
+ * ```ts
+ * import { type Indexer, metaNamespaceKeyFunc, newIndexer } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * type Pod = { metadata: { name: string; namespace: string }; spec: { nodeName: string } };
+ * const pods: Indexer<Pod> = newIndexer(metaNamespaceKeyFunc, {
+ *   byNode: (pod) => [pod.spec.nodeName],
+ * });
+ * pods.add({ metadata: { name: "web-1", namespace: "default" }, spec: { nodeName: "node-a" } });
+ * pods.add({ metadata: { name: "web-2", namespace: "default" }, spec: { nodeName: "node-b" } });
+ * assert.deepEqual(pods.indexKeys("byNode", "node-a"), ["default/web-1"]);
+ * assert.deepEqual(pods.listIndexFuncValues("byNode").sort(), ["node-a", "node-b"]);
+ * ```
  */
 export interface Indexer<T> extends Store<T> {
   /**

@@ -28,6 +28,20 @@ import type { Indexers, IndexFunc } from "./index.ts";
  * does not depend on how many objects are stored.
  *
  * @typeParam T the object type
+ *
+ * @example The key-addressed map under a Store
+ * ```ts
+ * import { newThreadSafeStore, type ThreadSafeStore } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * type Obj = { metadata: { name: string; labels: Record<string, string> } };
+ * const store: ThreadSafeStore<Obj> = newThreadSafeStore<Obj>({ byApp: (o) => [o.metadata.labels.app] });
+ * store.add("default/a", { metadata: { name: "a", labels: { app: "web" } } });
+ * store.update("default/a", { metadata: { name: "a", labels: { app: "db" } } });
+ * assert.deepEqual(store.indexKeys("byApp", "db"), ["default/a"]);
+ * store.delete("default/a");
+ * assert.equal(store.get("default/a"), undefined);
+ * ```
  */
 export interface ThreadSafeStore<T> {
   /**

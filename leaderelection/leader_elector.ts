@@ -69,7 +69,26 @@ export interface LeaderCallbacks {
   onNewLeader?(identity: string): void;
 }
 
-/** Configuration of a {@link LeaderElector} (client-go `LeaderElectionConfig`). Durations in ms. */
+/**
+ * Configuration of a {@link LeaderElector} (client-go `LeaderElectionConfig`). Durations in ms.
+ *
+ * @example client-go's defaults, written out
+ * ```ts
+ * import { type LeaderElectorConfig, LeaseLock } from "@kubecache/core/leaderelection";
+ * import { KubeClient, KubeConfig } from "@kubecache/core";
+ *
+ * await using client = new KubeClient(KubeConfig.fromOptions({ server: "http://127.0.0.1:1" }));
+ * const config: LeaderElectorConfig = {
+ *   lock: new LeaseLock({ client, namespace: "kube-system", name: "my-controller", identity: "pod-1" }),
+ *   leaseDuration: 15_000, // the defaults, in ms
+ *   renewDeadline: 10_000,
+ *   retryPeriod: 2_000,
+ *   releaseOnCancel: true,
+ *   callbacks: { onStartedLeading: () => {}, onStoppedLeading: () => {} },
+ * };
+ * void config;
+ * ```
+ */
 export interface LeaderElectorConfig {
   /** The lock all candidates share. */
   lock: LeaseLock;
