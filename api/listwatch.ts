@@ -289,7 +289,20 @@ export interface ResourceClient {
   ): Promise<AsyncIterable<WatchEvent<T>>>;
 }
 
-/** Filters applied to every list and watch of a {@link listWatch}. */
+/**
+ * Filters applied to every list and watch of a {@link listWatch}.
+ *
+ * @example What a ListerWatcher is filtered by
+ * ```ts
+ * import { ConfigMaps, KubeClient, KubeConfig, listWatch, type ListWatchOptions } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * await using client = new KubeClient(KubeConfig.fromOptions({ server: "http://127.0.0.1:1" }));
+ * const opts: ListWatchOptions = { namespace: "team-a", labelSelector: "app=web", fieldSelector: "metadata.name!=x" };
+ * const lw = listWatch(client, ConfigMaps, opts);
+ * assert.match(lw.description!, /^configmaps in team-a/);
+ * ```
+ */
 export interface ListWatchOptions {
   /** Namespace to watch; unset or `""` for all namespaces. */
   namespace?: string;

@@ -60,6 +60,31 @@ export interface AddEventHandlerOptions {
  * `SharedIndexInformerOptions`).
  *
  * @typeParam T the object type
+ *
+ * @example Indexes and a transform
+ * ```ts
+ * import { type KubeObject, newSharedIndexInformer, type SharedIndexInformerOptions, stripManagedFields, waitForCacheSync } from "@kubecache/core";
+ * import { FakeClock, FakeControllerSource } from "@kubecache/core/testing";
+ * import assert from "node:assert/strict";
+ *
+ * const source = new FakeControllerSource();
+ * source.add({ metadata: { namespace: "default", name: "a", labels: { app: "web" }, managedFields: [{ manager: "kubectl" }] } });
+ * const opts: SharedIndexInformerOptions<KubeObject> = {
+ *   resyncPeriod: 0,
+ *   indexers: { byApp: (obj) => [obj.metadata.labels?.app ?? ""] },
+ *   clock: new FakeClock(),
+ *   transform: stripManagedFields,
+ * };
+ * const informer = newSharedIndexInformer(source, opts);
+ * const stop = new AbortController();
+ * const running = informer.run(stop.signal);
+ * await waitForCacheSync(stop.signal, informer.hasSynced);
+ * const [cached] = informer.getIndexer().byIndex("byApp", "web");
+ * assert.equal(cached.metadata.name, "a");
+ * assert.equal(cached.metadata.managedFields, undefined);
+ * stop.abort();
+ * await running;
+ * ```
  */
 export interface SharedIndexInformerOptions<T extends KubeObject> {
   /**

@@ -79,7 +79,36 @@ export type WatchErrorHandler = (
   error: unknown,
 ) => void;
 
-/** Options of a {@link Reflector}; durations in milliseconds. */
+/**
+ * Options of a {@link Reflector}; durations in milliseconds.
+ *
+ * @example Name, clock, backoff and error handler
+ * ```ts
+ * import { metaNamespaceKeyFunc, newStore, Reflector, type ReflectorOptions } from "@kubecache/core";
+ * import { FakeClock, FakeControllerSource } from "@kubecache/core/testing";
+ * import assert from "node:assert/strict";
+ *
+ * const clock = new FakeClock();
+ * const source = new FakeControllerSource();
+ * source.failNext("list", new Error("connection refused"));
+ * const failures: string[] = [];
+ * const opts: ReflectorOptions = {
+ *   name: "configmaps",
+ *   resyncPeriod: 0,
+ *   pageSize: 500,
+ *   clock,
+ *   backoff: { next: () => 1_000, reset: () => {} }, // instead of 800 ms doubling to 30 s
+ *   watchErrorHandler: (r, err) => failures.push(`${r.name}: ${(err as Error).message}`),
+ * };
+ * const reflector = new Reflector(source, newStore(metaNamespaceKeyFunc), opts);
+ * const stop = new AbortController();
+ * const running = reflector.run(stop.signal);
+ * await clock.waitForWaiters(); // backing off, on the fake clock
+ * assert.deepEqual(failures, ["configmaps: connection refused"]);
+ * stop.abort();
+ * await running;
+ * ```
+ */
 export interface ReflectorOptions {
   /**
    * Name used in logs, errors and status lines.

@@ -34,7 +34,35 @@ import {
 } from "../api/listwatch.ts";
 import type { ResourceType } from "../api/resources.ts";
 
-/** Options of a {@link SharedInformerFactory}; each applies to every informer it makes. */
+/**
+ * Options of a {@link SharedInformerFactory}; each applies to every informer it makes.
+ *
+ * @example One namespace, one label, for every informer
+ * ```ts
+ * import { ConfigMaps, KubeClient, KubeConfig, SharedInformerFactory, type SharedInformerFactoryOptions } from "@kubecache/core";
+ * import { FakeApiServer } from "@kubecache/core/testing";
+ * import assert from "node:assert/strict";
+ *
+ * await using server = await FakeApiServer.start();
+ * await using client = new KubeClient(KubeConfig.fromOptions({ server: server.url }));
+ * const opts: SharedInformerFactoryOptions = {
+ *   namespace: "team-a",
+ *   tweakListOptions: (o) => {
+ *     o.labelSelector = "app=web";
+ *   },
+ *   resyncPeriod: 0,
+ * };
+ * await using factory = new SharedInformerFactory(client, opts);
+ * factory.informerFor(ConfigMaps);
+ * const stop = new AbortController();
+ * factory.start(stop.signal);
+ * await factory.waitForCacheSync(stop.signal);
+ * const list = server.requests.find((r) => r.path.endsWith("/configmaps"))!;
+ * assert.equal(list.path, "/api/v1/namespaces/team-a/configmaps");
+ * assert.equal(list.query.get("labelSelector"), "app=web");
+ * stop.abort();
+ * ```
+ */
 export interface SharedInformerFactoryOptions {
   /** Default resync period of the informers (ms). Default 0: no resyncs. */
   resyncPeriod?: number;
@@ -68,6 +96,18 @@ export interface SharedInformerFactoryOptions {
  * with the same values gives the same informer.
  *
  * @typeParam T the object type
+ *
+ * @example Shared per type and options
+ * ```ts
+ * import { ConfigMaps, KubeClient, KubeConfig, SharedInformerFactory } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * await using client = new KubeClient(KubeConfig.fromOptions({ server: "http://127.0.0.1:1" }));
+ * await using factory = new SharedInformerFactory(client);
+ * const teamA = factory.informerFor(ConfigMaps, { namespace: "team-a", labelSelector: "app=web" });
+ * assert.equal(factory.informerFor(ConfigMaps, { namespace: "team-a", labelSelector: "app=web" }), teamA);
+ * assert.notEqual(factory.informerFor(ConfigMaps), teamA);
+ * ```
  */
 export interface InformerForOptions<T extends KubeObject> {
   /** Namespace of this informer; default: the factory's. */

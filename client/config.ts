@@ -37,7 +37,20 @@ export interface TlsConfig {
   insecureSkipTlsVerify: boolean;
 }
 
-/** Explicit settings for {@link KubeConfig.fromOptions}. */
+/**
+ * Explicit settings for {@link KubeConfig.fromOptions}.
+ *
+ * @example A connection without a kubeconfig file
+ * ```ts
+ * import { KubeConfig, type KubeConfigOptions } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const opts: KubeConfigOptions = { server: "https://10.0.0.1:6443", token: "abc", namespace: "team-a" };
+ * const config = KubeConfig.fromOptions(opts);
+ * assert.equal(config.server, "https://10.0.0.1:6443");
+ * assert.equal(config.namespace, "team-a");
+ * ```
+ */
 export interface KubeConfigOptions {
   /** API server URL, e.g. `"https://127.0.0.1:6443"`. */
   server: string;

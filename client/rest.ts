@@ -80,7 +80,23 @@ export interface WriteOptions extends CallOptions {
   fieldManager?: string;
 }
 
-/** How a patch body is interpreted (the request's content type). */
+/**
+ * How a patch body is interpreted (the request's content type).
+ *
+ * @example A merge patch
+ * ```ts
+ * import { ConfigMaps, KubeClient, KubeConfig, type PatchType } from "@kubecache/core";
+ * import { FakeApiServer } from "@kubecache/core/testing";
+ * import assert from "node:assert/strict";
+ *
+ * await using server = await FakeApiServer.start();
+ * server.create(ConfigMaps, { metadata: { name: "a", namespace: "default" }, data: { x: "1" } });
+ * await using client = new KubeClient(KubeConfig.fromOptions({ server: server.url }));
+ * const patchType: PatchType = "merge";
+ * const cm = await client.patch(ConfigMaps, "a", { data: { y: "2" } }, { namespace: "default", patchType });
+ * assert.deepEqual(cm.data, { x: "1", y: "2" });
+ * ```
+ */
 export type PatchType = "merge" | "json" | "strategic" | "apply";
 
 /** Options of {@link KubeClient.patch}. */

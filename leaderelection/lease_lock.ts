@@ -54,7 +54,22 @@ export interface ObservedRecord {
   raw: string;
 }
 
-/** Options of {@link LeaseLock}. */
+/**
+ * Options of {@link LeaseLock}.
+ *
+ * @example Where the lock lives and who this candidate is
+ * ```ts
+ * import { LeaseLock, type LeaseLockOptions } from "@kubecache/core/leaderelection";
+ * import { KubeClient, KubeConfig } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * await using client = new KubeClient(KubeConfig.fromOptions({ server: "http://127.0.0.1:1" }));
+ * const opts: LeaseLockOptions = { client, namespace: "kube-system", name: "my-controller", identity: "pod-1" };
+ * const lock = new LeaseLock(opts); // no request yet
+ * assert.equal(lock.describe(), "kube-system/my-controller");
+ * assert.equal(lock.identity(), "pod-1");
+ * ```
+ */
 export interface LeaseLockOptions {
   /** The client that reads and writes the Lease (`get`, `create`, `update` of a {@link KubeClient}). */
   client: Pick<KubeClient, "get" | "create" | "update">;

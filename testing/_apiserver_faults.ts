@@ -11,7 +11,30 @@ import type { Status } from "../api/object.ts";
 import { defaultFaultStatus } from "./_apiserver_status.ts";
 import { Rng } from "./demo_objects.ts";
 
-/** Options of {@link FakeApiServerFaults.failNext}. */
+/**
+ * Options of {@link FakeApiServerFaults.failNext}.
+ *
+ * @example Throttle the next list
+ * ```ts
+ * import { FakeApiServer } from "@kubecache/core/testing";
+ * import { ConfigMaps, isTooManyRequests, KubeClient, KubeConfig, StatusError } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * await using server = await FakeApiServer.start();
+ * await using client = new KubeClient(KubeConfig.fromOptions({ server: server.url }));
+ * server.faults.failNext(1, {
+ *   status: 429,
+ *   retryAfterSeconds: 2,
+ *   match: (req) => new URL(req.url).pathname.endsWith("/configmaps"),
+ * });
+ * await assert.rejects(client.list(ConfigMaps), (err) => {
+ *   assert.ok(err instanceof StatusError && isTooManyRequests(err));
+ *   assert.equal(err.retryAfterSeconds, 2);
+ *   return true;
+ * });
+ * assert.equal((await client.list(ConfigMaps)).items.length, 0); // only the next one failed
+ * ```
+ */
 export interface FailNextOptions {
   /** HTTP status code to answer, e.g. 429, 500, 503, 504. */
   status: number;
@@ -70,7 +93,23 @@ export function takeFailure(
   return rule;
 }
 
-/** How response bodies are cut: explicit byte offsets, or random cuts. */
+/**
+ * How response bodies are cut: explicit byte offsets, or random cuts.
+ *
+ * @example Cut every response into small writes
+ * ```ts
+ * import { FakeApiServer } from "@kubecache/core/testing";
+ * import { ConfigMaps, KubeClient, KubeConfig } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * await using server = await FakeApiServer.start();
+ * server.create(ConfigMaps, { metadata: { name: "a", namespace: "default" }, data: { k: "é" } });
+ * server.faults.splitWrites([1, 2, 3], 7); // cut after bytes 1, 2 and 3, then at random
+ * await using client = new KubeClient(KubeConfig.fromOptions({ server: server.url }));
+ * const list = await client.list(ConfigMaps);
+ * assert.equal(list.items[0].data?.k, "é");
+ * ```
+ */
 export type SplitMode = "random" | number[];
 
 /**

@@ -44,7 +44,40 @@ export interface FakeApiServerTlsOptions {
   ca?: string;
 }
 
-/** Options of {@link FakeApiServer.start}. */
+/**
+ * Options of {@link FakeApiServer.start}.
+ *
+ * @example A bare apiserver for two kinds, with a token
+ * ```ts
+ * import { FakeApiServer, type FakeApiServerOptions } from "@kubecache/core/testing";
+ * import { ConfigMaps, Namespaces, Pods } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const opts: FakeApiServerOptions = {
+ *   port: 0, // a free port
+ *   token: "secret",
+ *   resources: [ConfigMaps, Namespaces],
+ *   historyLimit: 100,
+ *   bookmarkInterval: 60_000,
+ *   controllers: false,
+ *   watchList: false,
+ * };
+ * await using server = await FakeApiServer.start(opts);
+ * const wrong = await fetch(`${server.url}/api/v1/configmaps`, { headers: { authorization: "Bearer x" } });
+ * assert.equal(wrong.status, 401);
+ * await wrong.body?.cancel();
+ * const right = await fetch(`${server.url}/api/v1/configmaps`, { headers: { authorization: "Bearer secret" } });
+ * assert.equal(right.status, 200);
+ * await right.body?.cancel();
+ * assert.deepEqual(server.list(Namespaces).map((ns) => ns.metadata.name), [
+ *   "default",
+ *   "kube-node-lease",
+ *   "kube-public",
+ *   "kube-system",
+ * ]);
+ * assert.throws(() => server.list(Pods), TypeError); // not served
+ * ```
+ */
 export interface FakeApiServerOptions {
   /** TCP port on 127.0.0.1; 0 (the default) picks a free one. */
   port?: number;

@@ -10,7 +10,24 @@ import { type Clock, realClock } from "../api/clock.ts";
 import { MetricsRecorder, recorders } from "./_metrics.ts";
 import type { WorkQueueMetrics } from "./metrics.ts";
 
-/** Options of a {@link WorkQueue} and of the queues built on it. */
+/**
+ * Options of a {@link WorkQueue} and of the queues built on it.
+ *
+ * @example A named queue on a FakeClock
+ * ```ts
+ * import { DelayingQueue, type WorkQueueOptions } from "@kubecache/core/workqueue";
+ * import { FakeClock } from "@kubecache/core/testing";
+ * import assert from "node:assert/strict";
+ *
+ * const clock = new FakeClock();
+ * const opts: WorkQueueOptions = { name: "configmaps", clock };
+ * const queue = new DelayingQueue<string>(opts);
+ * queue.addAfter("default/a", 100);
+ * await clock.step(100);
+ * assert.equal(queue.len(), 1);
+ * queue.shutDown();
+ * ```
+ */
 export interface WorkQueueOptions {
   /** Name shown in metrics and errors (client-go `QueueConfig.Name`). Default "". */
   name?: string;
