@@ -44,6 +44,17 @@ export type Loose = any;
  * kubectl's age: `5s`, `2m30s`, `17m`, `4h10m`, `11h`, `3d2h`, `45d`, `2y10d`
  * (apimachinery `duration.HumanDuration`).
  * @param ms elapsed milliseconds
+ *
+ * @example kubectl's AGE column
+ * ```ts
+ * import { humanDuration } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(humanDuration(5_000), "5s");
+ * assert.equal(humanDuration(150_000), "2m30s");
+ * assert.equal(humanDuration(26 * 3_600_000), "26h");
+ * assert.equal(humanDuration(50 * 3_600_000), "2d2h");
+ * ```
  */
 export function humanDuration(ms: number): string {
   const seconds = Math.trunc(ms / 1000);
@@ -76,7 +87,19 @@ export function humanDuration(ms: number): string {
   return `${years}y`;
 }
 
-/** Age of an RFC 3339 timestamp at `nowMs`, `<unknown>` when absent. */
+/**
+ * Age of an RFC 3339 timestamp at `nowMs`, `<unknown>` when absent.
+ *
+ * @example The age of an object
+ * ```ts
+ * import { age } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const now = Date.parse("2026-01-01T01:00:00Z");
+ * assert.equal(age("2026-01-01T00:00:00Z", now), "60m");
+ * assert.equal(age(undefined, now), "<unknown>");
+ * ```
+ */
 export function age(timestamp: string | undefined, nowMs: number): string {
   if (!timestamp) return "<unknown>";
   const at = Date.parse(timestamp);
@@ -104,9 +127,32 @@ export function col(
   };
 }
 
-/** The Name column (format `name`). */
+/**
+ * The Name column (format `name`).
+ *
+ * @example The first column of every kubectl table
+ * ```ts
+ * import { NAME_COLUMN, printerFor } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(NAME_COLUMN.name, "Name");
+ * assert.equal(NAME_COLUMN.format, "name");
+ * assert.equal(printerFor("", "ConfigMap")?.columns[0], NAME_COLUMN);
+ * ```
+ */
 export const NAME_COLUMN: PrinterColumn = col("Name", NAME_DOC);
-/** The Age column of built-in kinds (a string cell such as `5m`). */
+/**
+ * The Age column of built-in kinds (a string cell such as `5m`).
+ *
+ * @example The Age column
+ * ```ts
+ * import { AGE_COLUMN } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(AGE_COLUMN.name, "Age");
+ * assert.equal(AGE_COLUMN.priority, 0); // shown without -o wide
+ * ```
+ */
 export const AGE_COLUMN: PrinterColumn = col("Age", AGE_DOC);
 
 /** `<none>` for an unset or empty value. */

@@ -34,7 +34,25 @@ export {
   type TableColumns,
 } from "./_printer_base.ts";
 
-/** kubectl's pod READY, STATUS, RESTARTS (with "(5m ago)") columns. */
+/**
+ * kubectl's pod READY, STATUS, RESTARTS (with "(5m ago)") columns.
+ *
+ * @example kubectl's pod columns
+ * ```ts
+ * import { podSummary } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const pod = {
+ *   metadata: { name: "web-1" },
+ *   spec: { containers: [{ name: "web" }] },
+ *   status: {
+ *     phase: "Running",
+ *     containerStatuses: [{ name: "web", ready: true, restartCount: 0, state: { running: {} } }],
+ *   },
+ * };
+ * assert.deepEqual(podSummary(pod, Date.now()), { ready: "1/1", status: "Running", restarts: "0" });
+ * ```
+ */
 export function podSummary(
   obj: unknown,
   nowMs: number,
