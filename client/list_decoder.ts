@@ -566,6 +566,11 @@ export async function readList(
   let chunks: Uint8Array[] = [];
   let size = 0;
   let decoder: ListDecoder | undefined;
+  // A small body is decoded to text chunk by chunk as it arrives and
+  // joined once: measured cheaper than joining the bytes into one fresh
+  // buffer of the body's size and decoding that (issue 14).
+  const utf8 = new TextDecoder();
+  let text: string[] = [];
   for await (const chunk of body) {
     onChunk?.();
     if (head !== undefined) {
@@ -586,10 +591,14 @@ export async function readList(
       decoder = new ListDecoder(what, { mapItem });
       for (const c of chunks) decoder.push(c);
       chunks = [];
+      text = [];
+      continue;
     }
+    text.push(utf8.decode(chunk, { stream: true }));
   }
   if (decoder) return decoder.end();
-  const value = parseJson(concat(chunks, size), what);
+  text.push(utf8.decode());
+  const value = parseText(text.join(""), what);
   const items = (value as { items?: unknown } | null)?.items;
   if (mapItem && Array.isArray(items)) {
     for (let i = 0; i < items.length; i++) items[i] = mapItem(items[i]);
@@ -599,7 +608,11 @@ export async function readList(
 
 /** Decode UTF-8 bytes and parse them as JSON. */
 export function parseJson(bytes: Uint8Array, what: string): unknown {
-  const text = new TextDecoder().decode(bytes);
+  return parseText(new TextDecoder().decode(bytes), what);
+}
+
+/** Parse JSON text; a SyntaxError names `what` and the text's start. */
+function parseText(text: string, what: string): unknown {
   try {
     return JSON.parse(text);
   } catch (cause) {
