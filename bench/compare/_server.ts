@@ -21,8 +21,15 @@
  * `--serve full,metadata` chooses which encodings to hold (both by
  * default; a 1M-pod metadata-only run holds only `metadata`).
  *
+ * `--watch-writes event` (default) writes each MODIFIED event as its own
+ * chunk, as a real apiserver does (it flushes after every watch event, so
+ * a client usually receives one event per read); `--watch-writes 64k`
+ * writes them in ~64 KiB chunks, as a socket under load can deliver them
+ * (many events per read: the decoder's batch path).
+ *
  * Usage: deno run -A bench/compare/_server.ts --pods 10000
  *          [--first-list unpaged|paged] [--serve full,metadata]
+ *          [--watch-writes event|64k]
  * Prints one JSON line `{"url", "control"}` on stdout once ready; runs
  * until stdin closes.
  *
@@ -45,6 +52,12 @@ if (firstList !== "unpaged" && firstList !== "paged") {
   );
 }
 const serve = new Set(flag("--serve", "full,metadata").split(","));
+const watchWrites = flag("--watch-writes", "event");
+if (watchWrites !== "event" && watchWrites !== "64k") {
+  throw new RangeError(
+    `--watch-writes must be event or 64k: got ${watchWrites}`,
+  );
+}
 const encoder = new TextEncoder();
 const BLOCK = 500;
 const CHUNK = 64 * 1024;
@@ -295,10 +308,14 @@ function modify(n: number): void {
       ));
     }
   }
-  // Chunks of ~64 KiB, as a socket under load delivers them: the client,
-  // not the server's per-event writes, sets the pace.
-  const fullChunks = [...chunked(fullEvents)];
-  const metaChunks = [...chunked(metaEvents)];
+  // One HTTP chunk per event (an apiserver's flush per event), or chunks
+  // of ~64 KiB, as a socket under load delivers them.
+  const fullChunks = watchWrites === "event"
+    ? fullEvents
+    : [...chunked(fullEvents)];
+  const metaChunks = watchWrites === "event"
+    ? metaEvents
+    : [...chunked(metaEvents)];
   for (const w of watchers) {
     for (const chunk of w.metadata ? metaChunks : fullChunks) {
       w.c.enqueue(chunk);
