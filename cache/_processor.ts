@@ -52,6 +52,25 @@ export type Notification<T> =
   | { type: "update"; oldObj: T; newObj: T }
   | { type: "delete"; obj: T | DeletedFinalStateUnknown<T> };
 
+/**
+ * How a listener's buffer holds a notification: three slots, its kind and
+ * its one or two objects, so the watch path allocates no notification
+ * object per event and listener.
+ */
+export type Kind = 0 | 1 | 2 | 3;
+/** An add (`a`) not from the initial list. */
+export const ADD = 0;
+/** An add (`a`) from the initial list. */
+export const ADD_INITIAL = 1;
+/** An update from `a` to `b`. */
+export const UPDATE = 2;
+/** A delete of `a` (an object or a tombstone). */
+export const DELETE = 3;
+
+const KIND_NAMES = ["add", "add", "update", "delete"] as const;
+
+const RESOLVED = Promise.resolve();
+
 /** The default {@link ErrorHandler}: one line on stderr per error. */
 export const defaultErrorHandler: ErrorHandler = (error, context) => {
   const what = context.source === "handler"
@@ -151,16 +170,21 @@ export class ProcessorListener<T> {
   /** Earliest time (epoch ms) of this listener's next resync. */
   nextResync = 0;
 
-  #buffer = new RingBuffer<Notification<T>>();
+  /** Notifications as (kind, a, b) triples; see {@link Kind}. */
+  #buffer = new RingBuffer<unknown>(48);
   // Initial-list adds queued but not yet handled (client-go synctrack
   // SingleFileTracker): the registration is synced when this is 0.
   #initialPending = 0;
   #upstreamHasSynced: () => boolean;
   #errorHandler: ListenerErrorHandler;
   #syncNotifier: SyncNotifier | undefined;
-  #wake: (() => void) | undefined;
   #closed = false;
-  #loop: Promise<void> | undefined;
+  /** Settles when the delivery loop has ended (made by start). */
+  #loop: PromiseWithResolvers<void> | undefined;
+  /** A drain is queued as a microtask. */
+  #scheduled = false;
+  /** A handler's promise is in flight: the drain resumes when it settles. */
+  #busy = false;
 
   constructor(
     handler: ResourceEventHandler<T>,
@@ -194,25 +218,53 @@ export class ProcessorListener<T> {
 
   /** Number of notifications waiting for the handler. */
   pending(): number {
-    return this.#buffer.length;
+    return this.#buffer.length / 3;
   }
 
   /** Queue a notification; never blocks. Ignored once stopped. */
   add(notification: Notification<T>): void {
-    if (this.#closed) return;
-    if (notification.type === "add" && notification.isInInitialList) {
-      this.#initialPending++;
+    switch (notification.type) {
+      case "add":
+        return this.push(
+          notification.isInInitialList ? ADD_INITIAL : ADD,
+          notification.obj,
+          undefined,
+        );
+      case "update":
+        return this.push(
+          UPDATE,
+          notification.oldObj,
+          notification.newObj,
+        );
+      case "delete":
+        return this.push(DELETE, notification.obj, undefined);
     }
-    this.#buffer.push(notification);
-    const wake = this.#wake;
-    this.#wake = undefined;
-    wake?.();
+  }
+
+  /** {@link add} without a notification object: its kind and objects. */
+  push(
+    kind: Kind,
+    a: T | DeletedFinalStateUnknown<T>,
+    b: T | undefined,
+  ): void {
+    if (this.#closed) return;
+    if (kind === ADD_INITIAL) this.#initialPending++;
+    const buffer = this.#buffer;
+    buffer.push(kind);
+    buffer.push(a);
+    buffer.push(b);
+    this.#schedule();
   }
 
   /** Start the delivery loop (once); resolves when the listener stops. */
   start(): Promise<void> {
-    this.#loop ??= this.#run();
-    return this.#loop;
+    if (this.#loop === undefined) {
+      this.#loop = Promise.withResolvers<void>();
+      // What was buffered before start is handed over at once, as an
+      // async loop's first synchronous run would.
+      this.#drain();
+    }
+    return this.#loop.promise;
   }
 
   /**
@@ -222,10 +274,8 @@ export class ProcessorListener<T> {
   stop(): Promise<void> {
     this.#closed = true;
     this.#buffer.clear();
-    const wake = this.#wake;
-    this.#wake = undefined;
-    wake?.();
-    return this.#loop ?? Promise.resolve();
+    this.#schedule();
+    return this.#loop?.promise ?? Promise.resolve();
   }
 
   shouldResync(now: number): boolean {
@@ -236,37 +286,80 @@ export class ProcessorListener<T> {
     this.nextResync = now + this.resyncPeriod;
   }
 
-  async #run(): Promise<void> {
-    for (;;) {
-      const next = this.#buffer.shift();
-      if (next === undefined) {
-        if (this.#closed) return;
-        await new Promise<void>((resolve) => this.#wake = resolve);
-        continue;
-      }
-      try {
-        const result = this.#dispatch(next);
-        // Only await real promises, so sync handlers run back to back.
-        if (isPromiseLike(result)) await result;
-      } catch (error) {
-        this.#errorHandler(error, next.type);
-      } finally {
-        if (
-          next.type === "add" && next.isInInitialList &&
-          --this.#initialPending === 0 && this.#syncNotifier?.waiting
-        ) this.#syncNotifier.notify();
-      }
-    }
+  /**
+   * Wake the delivery loop: one microtask per burst of notifications (a
+   * pre-bound callback, no promise or closure per notification).
+   */
+  #schedule(): void {
+    if (this.#scheduled || this.#busy || this.#loop === undefined) return;
+    this.#scheduled = true;
+    // Deno's queueMicrotask wraps the callback in a closure; a reaction on
+    // a settled promise does not.
+    RESOLVED.then(this.#drain);
   }
 
-  #dispatch(n: Notification<T>): void | Promise<void> {
-    switch (n.type) {
-      case "add":
-        return this.handler.onAdd?.(n.obj, n.isInInitialList);
-      case "update":
-        return this.handler.onUpdate?.(n.oldObj, n.newObj);
-      case "delete":
-        return this.handler.onDelete?.(n.obj);
+  /**
+   * The delivery loop (client-go `processorListener.run`): hand out
+   * buffered notifications in order, one handler call at a time; a call
+   * that returns a promise is awaited before the next (sync handlers run
+   * back to back). Ends once stopped.
+   */
+  #drain = (): void => {
+    this.#scheduled = false;
+    if (this.#busy) return;
+    const buffer = this.#buffer;
+    while (buffer.length > 0) {
+      const kind = buffer.shift() as Kind;
+      const a = buffer.shift() as T;
+      const b = buffer.shift() as T;
+      let result: void | Promise<void>;
+      try {
+        result = this.#dispatch(kind, a, b);
+      } catch (error) {
+        this.#errorHandler(error, KIND_NAMES[kind]);
+        this.#handled(kind);
+        continue;
+      }
+      if (isPromiseLike(result)) {
+        this.#busy = true;
+        Promise.resolve(result).then(
+          () => this.#resume(kind),
+          (error) => {
+            this.#errorHandler(error, KIND_NAMES[kind]);
+            this.#resume(kind);
+          },
+        );
+        return;
+      }
+      this.#handled(kind);
+    }
+    if (this.#closed) this.#loop?.resolve();
+  };
+
+  /** An awaited handler call settled: count it and go on. */
+  #resume(kind: Kind): void {
+    this.#busy = false;
+    this.#handled(kind);
+    this.#drain();
+  }
+
+  #handled(kind: Kind): void {
+    if (
+      kind === ADD_INITIAL &&
+      --this.#initialPending === 0 && this.#syncNotifier?.waiting
+    ) this.#syncNotifier.notify();
+  }
+
+  #dispatch(kind: Kind, a: T, b: T): void | Promise<void> {
+    switch (kind) {
+      case ADD:
+        return this.handler.onAdd?.(a, false);
+      case ADD_INITIAL:
+        return this.handler.onAdd?.(a, true);
+      case UPDATE:
+        return this.handler.onUpdate?.(a, b);
+      case DELETE:
+        return this.handler.onDelete?.(a);
     }
   }
 }
@@ -294,6 +387,8 @@ export class SharedProcessor<T> {
   // first tick, and forever with no resyncs, a relist's unchanged objects
   // reached every handler as spurious updates; DESIGN.md keeps the intent).
   #listeners = new Map<ProcessorListener<T>, boolean>();
+  /** The keys of #listeners, for a loop without an iterator per event. */
+  #all: ProcessorListener<T>[] = [];
   #loops = new Set<Promise<void>>();
   #started = false;
   #clock: Clock;
@@ -349,12 +444,14 @@ export class SharedProcessor<T> {
 
   addListener(listener: ProcessorListener<T>): void {
     this.#listeners.set(listener, false);
+    this.#all = [...this.#listeners.keys()];
     if (this.#started) this.#startListener(listener);
   }
 
   /** Remove and stop a listener; false when it was not registered. */
   removeListener(listener: ProcessorListener<T>): boolean {
     if (!this.#listeners.delete(listener)) return false;
+    this.#all = [...this.#listeners.keys()];
     void listener.stop();
     return true;
   }
@@ -374,12 +471,40 @@ export class SharedProcessor<T> {
    * with resync period 0.
    */
   distribute(notification: Notification<T>, sync: boolean): void {
+    switch (notification.type) {
+      case "add":
+        return this.push(
+          notification.isInInitialList ? ADD_INITIAL : ADD,
+          notification.obj,
+          undefined,
+          sync,
+        );
+      case "update":
+        return this.push(
+          UPDATE,
+          notification.oldObj,
+          notification.newObj,
+          sync,
+        );
+      case "delete":
+        return this.push(DELETE, notification.obj, undefined, sync);
+    }
+  }
+
+  /** {@link distribute} without a notification object (the watch path's). */
+  push(
+    kind: Kind,
+    a: T | DeletedFinalStateUnknown<T>,
+    b: T | undefined,
+    sync: boolean,
+  ): void {
     if (!sync) {
-      for (const listener of this.#listeners.keys()) listener.add(notification);
+      const all = this.#all;
+      for (let i = 0; i < all.length; i++) all[i].push(kind, a, b);
       return;
     }
     for (const [listener, syncing] of this.#listeners) {
-      if (syncing) listener.add(notification);
+      if (syncing) listener.push(kind, a, b);
     }
   }
 
@@ -395,6 +520,7 @@ export class SharedProcessor<T> {
   async stop(): Promise<void> {
     for (const listener of this.#listeners.keys()) void listener.stop();
     this.#listeners.clear();
+    this.#all = [];
     this.#started = false;
     await Promise.all(this.#loops);
   }
@@ -461,6 +587,12 @@ export interface ProcessDeltasOptions<T> {
   store: DeltaStore<T>;
   /** Passed on to `onAdd`. */
   isInInitialList: boolean;
+  /**
+   * The key of every delta's object in `store`, when the caller knows it
+   * (the queue's key under the same key function), so it is not computed
+   * again per delta.
+   */
+  key?: string;
 }
 
 /**
@@ -498,7 +630,7 @@ function applyDelta<T extends KubeObject>(
   opts: ProcessDeltasOptions<T>,
 ): void | Promise<void> {
   const { handler, store } = opts;
-  const key = store.keyOf(delta.object);
+  const key = opts.key ?? store.keyOf(delta.object);
   if (delta.type === "Deleted") {
     store.deleteByKey(key);
     return handler.onDelete?.(delta.object);

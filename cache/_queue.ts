@@ -148,13 +148,17 @@ export class RequeueError extends Error {
  * a synchronous process costs the pop no extra tick.
  */
 export function processOrRequeue<P>(
-  process: (item: P, isInInitialList: boolean) => void | Promise<void>,
+  process: (
+    item: P,
+    isInInitialList: boolean,
+    key?: string,
+  ) => void | Promise<void>,
   item: P,
-  opts: { isInInitialList: boolean; requeue: () => void },
+  opts: { key?: string; isInInitialList: boolean; requeue: () => void },
 ): Promise<void> | undefined {
   let pending: void | Promise<void>;
   try {
-    pending = process(item, opts.isInInitialList);
+    pending = process(item, opts.isInInitialList, opts.key);
   } catch (err) {
     requeueOrThrow(err, opts.requeue);
     return undefined;

@@ -125,11 +125,17 @@ export class AbortableNext<R> {
 
   next(): Promise<IteratorResult<R> | undefined> {
     if (this.signal.aborted) return Promise.resolve(undefined);
-    return new Promise((resolve, reject) => {
-      this.#settle = resolve;
-      this.iterator.next().then(resolve, reject);
-    });
+    return new Promise(this.#start);
   }
+
+  // Pre-bound: no closure per next().
+  #start = (
+    resolve: (r: IteratorResult<R> | undefined) => void,
+    reject: (err: unknown) => void,
+  ): void => {
+    this.#settle = resolve;
+    this.iterator.next().then(resolve, reject);
+  };
 
   [Symbol.dispose](): void {
     this.signal.removeEventListener("abort", this.#onAbort);

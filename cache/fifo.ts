@@ -26,7 +26,9 @@ export { RequeueError };
  * (client-go `PopProcessFunc`).
  *
  * `isInInitialList` is `true` while the queue has not synced, that is while
- * the item belongs to the first `replace` (the initial list).
+ * the item belongs to the first `replace` (the initial list). `key` is the
+ * item's key in the queue ({@link FIFO} and `DeltaFIFO` pass it), so a
+ * consumer keying a store the same way need not compute it again.
  *
  * Throw a {@link RequeueError} to put the item back; any other error is
  * passed on by `pop`. An async function is awaited before `pop` settles, and
@@ -56,6 +58,7 @@ export { RequeueError };
 export type PopProcessFunc<P> = (
   item: P,
   isInInitialList: boolean,
+  key?: string,
 ) => void | Promise<void>;
 
 /**
@@ -365,6 +368,7 @@ export class FIFO<T> implements Queue<T> {
       const isInInitialList = !this.hasSynced();
       try {
         const pending = processOrRequeue(process, item, {
+          key,
           isInInitialList,
           requeue: () => this.#addIfNotPresent(key, item),
         });

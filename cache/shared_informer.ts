@@ -59,12 +59,17 @@ import {
   newCacheMutationDetector,
 } from "./mutation_detector.ts";
 import {
+  ADD,
+  ADD_INITIAL,
   callErrorHandler,
   defaultErrorHandler,
+  DELETE,
   type ObjectHandler,
   processDeltas,
+  type ProcessDeltasOptions,
   ProcessorListener,
   SharedProcessor,
+  UPDATE,
 } from "./_processor.ts";
 
 /**
@@ -193,6 +198,8 @@ export class SharedIndexInformer<T extends KubeObject>
   /** What getStore/getIndexer hand out: the reading half of #indexer. */
   #reader: ReadonlyIndexer<T>;
   #processor: SharedProcessor<T>;
+  /** What #handleDeltas hands processDeltas, reused for every pop. */
+  #deltaOpts: ProcessDeltasOptions<T>;
   #clock: Clock;
   #defaultResyncPeriod: number;
   #detector: MutationDetector;
@@ -243,6 +250,11 @@ export class SharedIndexInformer<T extends KubeObject>
       { errorHandler: (error) => this.#indexFailed(error) },
     );
     this.#reader = readonlyIndexer(this.#indexer);
+    this.#deltaOpts = {
+      handler: this.#distributor,
+      store: this.#indexer,
+      isInInitialList: false,
+    };
     this.#processor = new SharedProcessor<T>({
       resyncCheckPeriod: resync,
       clock: this.#clock,
@@ -290,7 +302,7 @@ export class SharedIndexInformer<T extends KubeObject>
       // Nothing else runs until we return, so no delta can slip in between
       // this snapshot and the handler joining (client-go's blockDeltas).
       for (const obj of this.#indexer.list()) {
-        listener.add({ type: "add", obj, isInInitialList: true });
+        listener.push(ADD_INITIAL, obj, undefined);
       }
     }
     return listener;
@@ -541,8 +553,8 @@ export class SharedIndexInformer<T extends KubeObject>
     this.#controller = new Controller<T>({
       queue,
       listerWatcher: this.#lw,
-      process: (deltas, isInInitialList) =>
-        this.#handleDeltas(deltas, isInInitialList),
+      process: (deltas, isInInitialList, key) =>
+        this.#handleDeltas(deltas, isInInitialList, key),
       fullResyncPeriod: this.#processor.resyncCheckPeriod,
       shouldResync: () => this.#processor.shouldResync(),
       watchErrorHandler: this.#watchErrorHandler,
@@ -635,12 +647,19 @@ export class SharedIndexInformer<T extends KubeObject>
   }
 
   // client-go HandleDeltas: synchronous, so handler joins never interleave.
-  #handleDeltas(deltas: Deltas<T>, isInInitialList: boolean): void {
-    void processDeltas(deltas, {
-      handler: this.#distributor,
-      store: this.#indexer,
-      isInInitialList,
-    });
+  #handleDeltas(
+    deltas: Deltas<T>,
+    isInInitialList: boolean,
+    key: string | undefined,
+  ): void {
+    // One options object for every pop: processDeltas runs synchronously
+    // here (the distributor never returns a promise).
+    const opts = this.#deltaOpts;
+    opts.isInInitialList = isInInitialList;
+    // The queue's key is the indexer's (the same key function, computed on
+    // the same object) unless a transform may have renamed the object.
+    opts.key = this.#transform === undefined ? key : undefined;
+    void processDeltas(deltas, opts);
     // The queue counts an initial item done after this returns: look once
     // the current burst of pops has yielded (one check per burst).
     if (isInInitialList) this.#syncChanged();
@@ -661,7 +680,12 @@ export class SharedIndexInformer<T extends KubeObject>
   #distributor: ObjectHandler<T> = {
     onAdd: (obj, isInInitialList) => {
       this.#detector.addObject(obj);
-      this.#processor.distribute({ type: "add", obj, isInInitialList }, false);
+      this.#processor.push(
+        isInInitialList ? ADD_INITIAL : ADD,
+        obj,
+        undefined,
+        false,
+      );
       if (this.#objectWaiters.size > 0) this.#checkWaiters(obj);
     },
     onUpdate: (oldObj, newObj) => {
@@ -670,12 +694,12 @@ export class SharedIndexInformer<T extends KubeObject>
       const isSync = oldObj.metadata?.resourceVersion ===
         newObj.metadata?.resourceVersion;
       this.#detector.addObject(newObj);
-      this.#processor.distribute({ type: "update", oldObj, newObj }, isSync);
+      this.#processor.push(UPDATE, oldObj, newObj, isSync);
       if (this.#objectWaiters.size > 0) this.#checkWaiters(newObj);
     },
     onDelete: (obj: T | DeletedFinalStateUnknown<T>) => {
       if (this.#indexFailures.size > 0) this.#forgetIndexFailures(obj);
-      this.#processor.distribute({ type: "delete", obj }, false);
+      this.#processor.push(DELETE, obj, undefined, false);
     },
   };
 }
