@@ -5,51 +5,62 @@
 // RequeueError is defined here, not in fifo.ts (which re-exports it), so
 // that fifo.ts depends on this file and not the other way round.
 
-/** Below this many consumed slots the ring never compacts. */
-const COMPACT_MIN = 1024;
-
 /**
- * A FIFO of keys with O(1) amortised push and shift: consumed slots are
- * skipped with a head index and dropped in one slice once they make up half
- * of the backing array (never `Array.shift`, which is O(n)).
+ * A FIFO of keys with O(1) amortised push and shift: a ring over a
+ * power-of-two array that doubles when full (never `Array.shift`, which is
+ * O(n)). A queue that empties and refills (one key per watch event) reuses
+ * its slots, allocating nothing per key.
  */
 export class KeyRing {
-  #slots: string[] = [];
+  #slots: (string | undefined)[] = new Array(16);
   #head = 0;
+  #size = 0;
 
   /** Number of keys waiting. */
   get size(): number {
-    return this.#slots.length - this.#head;
+    return this.#size;
   }
 
   /** Append a key at the tail. */
   push(key: string): void {
-    this.#slots.push(key);
+    if (this.#size === this.#slots.length) this.#grow();
+    this.#slots[(this.#head + this.#size) & (this.#slots.length - 1)] = key;
+    this.#size++;
   }
 
   /** Remove and return the head key, or `undefined` when empty. */
   shift(): string | undefined {
-    if (this.#head >= this.#slots.length) return undefined;
-    const key = this.#slots[this.#head++];
-    if (this.#head === this.#slots.length) {
-      this.clear();
-    } else if (
-      this.#head >= COMPACT_MIN && this.#head * 2 >= this.#slots.length
-    ) {
-      this.#slots = this.#slots.slice(this.#head);
-      this.#head = 0;
-    }
+    if (this.#size === 0) return undefined;
+    const key = this.#slots[this.#head];
+    this.#slots[this.#head] = undefined;
+    this.#head = (this.#head + 1) & (this.#slots.length - 1);
+    this.#size--;
     return key;
   }
 
   /** The waiting keys, head first (a copy). */
   toArray(): string[] {
-    return this.#slots.slice(this.#head);
+    const out: string[] = new Array(this.#size);
+    const mask = this.#slots.length - 1;
+    for (let i = 0; i < this.#size; i++) {
+      out[i] = this.#slots[(this.#head + i) & mask]!;
+    }
+    return out;
   }
 
   /** Drop every key. */
   clear(): void {
-    this.#slots = [];
+    this.#slots = new Array(16);
+    this.#head = 0;
+    this.#size = 0;
+  }
+
+  #grow(): void {
+    const old = this.#slots;
+    const mask = old.length - 1;
+    const next: (string | undefined)[] = new Array(old.length * 2);
+    for (let i = 0; i < this.#size; i++) next[i] = old[(this.#head + i) & mask];
+    this.#slots = next;
     this.#head = 0;
   }
 }
@@ -61,12 +72,15 @@ export class KeyRing {
 export class Wakeup {
   #resolve: (() => void) | undefined;
   #promise: Promise<void> | undefined;
+  // Pre-bound: a consumer waits once per watch event when events come one
+  // by one, so no closure per wait.
+  #park = (resolve: () => void): void => {
+    this.#resolve = resolve;
+  };
 
   /** A promise that resolves at the next {@linkcode Wakeup.notify}. */
   wait(): Promise<void> {
-    if (this.#promise === undefined) {
-      this.#promise = new Promise((resolve) => this.#resolve = resolve);
-    }
+    if (this.#promise === undefined) this.#promise = new Promise(this.#park);
     return this.#promise;
   }
 
