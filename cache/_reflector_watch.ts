@@ -14,13 +14,16 @@ import {
   isTooManyRequests,
   StatusError,
 } from "../api/errors.ts";
-import type { FailureKind } from "./_reflector_state.ts";
+import { type FailureKind, VERY_SHORT_WATCH_MS } from "./_reflector_state.ts";
+import type { StatusReporter } from "./_reflector_status.ts";
+import type { ExpectedType, ReflectorStore } from "./_reflector_types.ts";
 import type { Clock } from "../api/clock.ts";
 import { metaNamespaceKeyFunc } from "./keys.ts";
-import type {
-  ListerWatcher,
-  ListOptions,
-  WatchEvent,
+import {
+  hasNextBatch,
+  type ListerWatcher,
+  type ListOptions,
+  type WatchEvent,
 } from "../api/listwatch.ts";
 import type { KubeObject } from "../api/object.ts";
 
@@ -141,6 +144,241 @@ export class AbortableNext<R> {
     this.signal.removeEventListener("abort", this.#onAbort);
     this.#settle = undefined;
   }
+}
+
+// ---- consuming a watch ------------------------------------------------------
+
+/** Where a consumed watch moves the resume RV: the `Watching` state, or a watch-list's scratch. */
+export interface RVTarget {
+  rv: string;
+  /** Initial ADDEDs of a watch from "" / "0" do not move `rv` (client-go `propagateRVFromStart`). */
+  holdRV: boolean;
+}
+
+/** How one pass over a watch ended. */
+export interface WatchOutcome {
+  /**
+   * `clean`: the stream ended (or the signal aborted); `broken`: the
+   * iterator rejected; `stalled`: the watchdog abandoned it; `error`: an
+   * ERROR event; `initialEnd`: a watch-list's end-of-initial-events bookmark
+   * arrived (the watch stays open).
+   */
+  end: "clean" | "broken" | "stalled" | "error" | "initialEnd";
+  /** Events applied (an ERROR event not counted). */
+  events: number;
+  /** An ERROR event's Status, or the iterator's rejection. */
+  error?: unknown;
+}
+
+/** What {@link consumeWatch} needs from its Reflector. */
+export interface WatchHost {
+  readonly name: string;
+  readonly clock: Clock;
+  readonly expected: ExpectedType | undefined;
+  readonly status: StatusReporter;
+  /** Events arrived at `at` (epoch ms): the Reflector's `health().lastEventAt`. */
+  eventsArrived(at: number): void;
+  /** A store call threw: client-go logs it and keeps watching. */
+  report(err: unknown): void;
+}
+
+/** Options of one {@link consumeWatch} pass. */
+export interface ConsumeOptions {
+  /** Abandon the watch once it has been silent this long (ms). */
+  silenceLimitMs: number;
+  /** Watch-list: end the pass at the end-of-initial-events bookmark. */
+  stopAtInitialEnd?: boolean;
+  /** After an outage: a watch that stays up for a second counts as recovered. */
+  confirmRecovery?: boolean;
+}
+
+/** What one pass over a watch carries from event to event. */
+interface ConsumeContext<T extends KubeObject> {
+  host: WatchHost;
+  store: ReflectorStore<T>;
+  target: RVTarget;
+  stopAtInitialEnd: boolean;
+  /** Events applied so far (an ERROR event not counted). */
+  events: number;
+}
+
+/**
+ * client-go `handleAnyWatch`: apply events to `store` until the stream
+ * ends, fails, goes silent past `silenceLimitMs`, or (watch-list) the
+ * end-of-initial-events bookmark arrives. Moves `target.rv` per event.
+ */
+export async function consumeWatch<T extends KubeObject>(
+  host: WatchHost,
+  w: OpenWatch<T>,
+  store: ReflectorStore<T>,
+  signal: AbortSignal,
+  target: RVTarget,
+  opts: ConsumeOptions,
+): Promise<WatchOutcome> {
+  const clock = host.clock;
+  const done = new AbortController();
+  const stop = AbortSignal.any([signal, w.controller.signal]);
+  w.lastActivity = clock.now();
+  const dog = watchdog(w, opts.silenceLimitMs, clock, done.signal, host.name);
+  const confirm = opts.confirmRecovery
+    ? confirmRecovery(host, done.signal)
+    : undefined;
+  const c: ConsumeContext<T> = {
+    host,
+    store,
+    target,
+    stopAtInitialEnd: opts.stopAtInitialEnd === true,
+    events: 0,
+  };
+  const it = w.iterator;
+  // A decoder that hands over a whole chunk costs one promise per chunk
+  // instead of one per event; its events are applied synchronously with
+  // the same per-event rules (step).
+  using batches = hasNextBatch(it)
+    ? new AbortableNext({ next: () => it.nextBatch() }, stop)
+    : undefined;
+  using single = batches ? undefined : new AbortableNext(it, stop);
+  // Events a watch-list's pass left after its end bookmark come first.
+  let evs = w.rest;
+  w.rest = undefined;
+  try {
+    for (;;) {
+      if (evs === undefined) {
+        let r: IteratorResult<WatchEvent<T> | WatchEvent<T>[]> | undefined;
+        try {
+          r = await (batches ?? single!).next();
+        } catch (error) {
+          if (stop.aborted) r = undefined;
+          else return { end: "broken", events: c.events, error };
+        }
+        if (r === undefined) {
+          return { end: w.stalled ? "stalled" : "clean", events: c.events };
+        }
+        if (r.done) return { end: "clean", events: c.events };
+        if (single !== undefined) {
+          arrived(host, w);
+          const out = step(r.value as WatchEvent<T>, c);
+          if (out !== undefined) return out;
+          continue;
+        }
+        evs = r.value as WatchEvent<T>[];
+      }
+      if (evs.length > 0) arrived(host, w);
+      for (let i = 0; i < evs.length; i++) {
+        // A store or error handler may abort synchronously: stop where
+        // the per-event path's next() would, keeping the rest.
+        if (stop.aborted) {
+          w.rest = evs.slice(i);
+          return { end: w.stalled ? "stalled" : "clean", events: c.events };
+        }
+        const out = step(evs[i], c);
+        if (out !== undefined) {
+          // The watch-list's watch goes on: its next pass starts here.
+          if (out.end === "initialEnd" && i + 1 < evs.length) {
+            w.rest = evs.slice(i + 1);
+          }
+          return out;
+        }
+      }
+      evs = undefined;
+    }
+  } finally {
+    done.abort();
+    await dog;
+    await confirm;
+  }
+}
+
+/** Events arrived (once per chunk): the watchdog's and health's clock reading. */
+function arrived<T>(host: WatchHost, w: OpenWatch<T>): void {
+  const now = host.clock.now();
+  w.lastActivity = now;
+  host.eventsArrived(now);
+}
+
+/**
+ * One watch event (client-go `handleAnyWatch`'s loop body): the outcome
+ * that ends the pass, or undefined to go on. Per-event work stays field
+ * writes: no closure, no promise.
+ */
+function step<T extends KubeObject>(
+  ev: WatchEvent<T>,
+  c: ConsumeContext<T>,
+): WatchOutcome | undefined {
+  if (ev.type === "ERROR") {
+    return {
+      end: "error",
+      events: c.events,
+      error: StatusError.fromStatus(ev.object),
+    };
+  }
+  c.events++;
+  const status = c.host.status;
+  if (status.failing) status.recovered(false);
+  const obj = ev.object;
+  const expected = c.host.expected;
+  if (
+    expected !== undefined && ev.type !== "BOOKMARK" &&
+    !isExpectedType(obj, expected)
+  ) {
+    status.skip(obj, ev.type, `${expected.apiVersion} ${expected.kind}`);
+    return undefined;
+  }
+  apply(c, ev);
+  const target = c.target;
+  if (ev.type !== "ADDED") target.holdRV = false;
+  const rv = obj?.metadata?.resourceVersion;
+  if (rv && !target.holdRV) target.rv = rv;
+  if (
+    c.stopAtInitialEnd && ev.type === "BOOKMARK" &&
+    obj.metadata?.annotations?.[INITIAL_EVENTS_END] === "true"
+  ) {
+    return { end: "initialEnd", events: c.events };
+  }
+  return undefined;
+}
+
+function apply<T extends KubeObject>(
+  c: ConsumeContext<T>,
+  ev: WatchEvent<T>,
+): void {
+  const store = c.store;
+  try {
+    switch (ev.type) {
+      case "ADDED":
+        store.add(ev.object);
+        break;
+      case "MODIFIED":
+        store.update(ev.object);
+        break;
+      case "DELETED":
+        store.delete(ev.object);
+        break;
+      case "BOOKMARK":
+        break;
+      default:
+        throw new TypeError(
+          `Cannot apply a watch event of unknown type: ${
+            (ev as { type: unknown }).type
+          }`,
+        );
+    }
+  } catch (err) {
+    // client-go logs a store error and keeps watching.
+    c.host.report(err);
+  }
+}
+
+async function confirmRecovery(
+  host: WatchHost,
+  done: AbortSignal,
+): Promise<void> {
+  try {
+    await host.clock.sleep(VERY_SHORT_WATCH_MS, done);
+  } catch {
+    return;
+  }
+  if (host.status.failing) host.status.recovered(false);
 }
 
 /** The scratch store a watch-list fills before `replace` (client-go's temporary `Store`). */

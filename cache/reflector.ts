@@ -22,7 +22,6 @@ import {
   type ReflectorState,
   step,
   type Transition,
-  VERY_SHORT_WATCH_MS,
 } from "./_reflector_state.ts";
 import { listAction, type ListContext } from "./_reflector_list.ts";
 import {
@@ -31,29 +30,22 @@ import {
   StatusReporter,
 } from "./_reflector_status.ts";
 import {
-  AbortableNext,
   classify,
   closeWatch,
-  INITIAL_EVENTS_END,
-  isExpectedType,
+  consumeWatch,
   type OpenWatch,
   openWatch,
   ResyncTimer,
   WATCH_LIST_END_WAIT_MS,
-  watchdog,
   WATCHDOG_MARGIN_MS,
+  type WatchHost,
 } from "./_reflector_watch.ts";
 import { type Clock, realClock } from "../api/clock.ts";
-import {
-  hasNextBatch,
-  type ListerWatcher,
-  type WatchEvent,
-} from "../api/listwatch.ts";
+import type { ListerWatcher } from "../api/listwatch.ts";
 import type { KubeObject } from "../api/object.ts";
 
 import type {
   BackoffPolicy,
-  ExpectedType,
   ReflectorHealth,
   ReflectorOptions,
   ReflectorStore,
@@ -73,38 +65,6 @@ export type {
   ReflectorStore,
   WatchErrorHandler,
 } from "./_reflector_types.ts";
-
-/** Where a consumed watch moves the resume RV: the `Watching` state, or a watch-list's scratch. */
-interface RVTarget {
-  rv: string;
-  /** Initial ADDEDs of a watch from "" / "0" do not move `rv` (client-go `propagateRVFromStart`). */
-  holdRV: boolean;
-}
-
-/** What one pass over a watch carries from event to event. */
-interface ConsumeContext<T extends KubeObject> {
-  store: ReflectorStore<T>;
-  target: RVTarget;
-  expected: ExpectedType | undefined;
-  stopAtInitialEnd: boolean;
-  /** Events applied so far (an ERROR event not counted). */
-  events: number;
-}
-
-/** How one pass over a watch ended. */
-interface WatchOutcome {
-  /**
-   * `clean`: the stream ended (or the signal aborted); `broken`: the
-   * iterator rejected; `stalled`: the watchdog abandoned it; `error`: an
-   * ERROR event; `initialEnd`: a watch-list's end-of-initial-events bookmark
-   * arrived (the watch stays open).
-   */
-  end: "clean" | "broken" | "stalled" | "error" | "initialEnd";
-  /** Events applied (an ERROR event not counted). */
-  events: number;
-  /** An ERROR event's Status, or the iterator's rejection. */
-  error?: unknown;
-}
 
 /**
  * Keeps a store in step with the server for one kind of object (client-go
@@ -178,7 +138,6 @@ export class Reflector<T extends KubeObject = KubeObject>
   #backoff: BackoffPolicy;
   #resyncPeriod: number;
   #shouldResync?: () => boolean;
-  #expected?: ExpectedType;
   #errorHandler: WatchErrorHandler | undefined;
   #onStatus: ReflectorStatusListener | undefined;
   #defaultLog: boolean;
@@ -201,6 +160,8 @@ export class Reflector<T extends KubeObject = KubeObject>
   #lastError: unknown;
   #lastErrorAt?: number;
   #status: StatusReporter;
+  /** What the watch consumption (`consumeWatch`) reads and reports through. */
+  #host: WatchHost;
 
   /**
    * Create a Reflector (client-go `NewReflectorWithOptions`).
@@ -251,12 +212,11 @@ export class Reflector<T extends KubeObject = KubeObject>
       onListed: () => this.#syncs++,
       onWatchOpened: () => this.#watchesOpened++,
       consumeInitialEvents: (w, into, signal, target) =>
-        this.#consume(w, into, signal, target, {
+        consumeWatch(this.#host, w, into, signal, target, {
           silenceLimitMs: WATCH_LIST_END_WAIT_MS,
           stopAtInitialEnd: true,
         }),
     };
-    this.#expected = opts.expectedType ?? lw.expectedType;
     this.#errorHandler = opts.watchErrorHandler;
     this.#onStatus = opts.onStatus;
     this.#defaultLog = !opts.onStatus && !opts.watchErrorHandler;
@@ -266,6 +226,16 @@ export class Reflector<T extends KubeObject = KubeObject>
       () =>
         this.#onStatus ?? (this.#defaultLog ? logReflectorStatus : undefined),
     );
+    this.#host = {
+      name: this.name,
+      clock: this.#clock,
+      expected: opts.expectedType ?? lw.expectedType,
+      status: this.#status,
+      eventsArrived: (at) => {
+        this.#lastEventAt = at;
+      },
+      report: (err) => this.#report(err),
+    };
   }
 
   /**
@@ -459,7 +429,7 @@ export class Reflector<T extends KubeObject = KubeObject>
     w: OpenWatch<T>,
     signal: AbortSignal,
   ): Promise<ReflectorInput> {
-    const out = await this.#consume(w, this.#store, signal, s, {
+    const out = await consumeWatch(this.#host, w, this.#store, signal, s, {
       silenceLimitMs: w.timeoutMs + WATCHDOG_MARGIN_MS,
       confirmRecovery: this.#status.failing,
     });
@@ -478,182 +448,6 @@ export class Reflector<T extends KubeObject = KubeObject>
         : out.error,
       kind: end === "error" ? classify(out.error) : undefined,
     };
-  }
-
-  /**
-   * client-go `handleAnyWatch`: apply events to `store` until the stream
-   * ends, fails, goes silent past `silenceLimitMs`, or (watch-list) the
-   * end-of-initial-events bookmark arrives. Moves `target.rv` per event.
-   */
-  async #consume(
-    w: OpenWatch<T>,
-    store: ReflectorStore<T>,
-    signal: AbortSignal,
-    target: RVTarget,
-    opts: {
-      silenceLimitMs: number;
-      stopAtInitialEnd?: boolean;
-      confirmRecovery?: boolean;
-    },
-  ): Promise<WatchOutcome> {
-    const done = new AbortController();
-    const stop = AbortSignal.any([signal, w.controller.signal]);
-    w.lastActivity = this.#clock.now();
-    const dog = watchdog(
-      w,
-      opts.silenceLimitMs,
-      this.#clock,
-      done.signal,
-      this.name,
-    );
-    // After an outage, a watch that stays up for a second counts as recovered.
-    const confirm = opts.confirmRecovery
-      ? this.#confirmRecovery(done.signal)
-      : undefined;
-    const c: ConsumeContext<T> = {
-      store,
-      target,
-      expected: this.#expected,
-      stopAtInitialEnd: opts.stopAtInitialEnd === true,
-      events: 0,
-    };
-    const it = w.iterator;
-    // A decoder that hands over a whole chunk costs one promise per chunk
-    // instead of one per event; its events are applied synchronously with
-    // the same per-event rules (#step).
-    using batches = hasNextBatch(it)
-      ? new AbortableNext({ next: () => it.nextBatch() }, stop)
-      : undefined;
-    using single = batches ? undefined : new AbortableNext(it, stop);
-    // Events a watch-list's pass left after its end bookmark come first.
-    let evs = w.rest;
-    w.rest = undefined;
-    try {
-      for (;;) {
-        if (evs === undefined) {
-          let r: IteratorResult<WatchEvent<T> | WatchEvent<T>[]> | undefined;
-          try {
-            r = await (batches ?? single!).next();
-          } catch (error) {
-            if (stop.aborted) r = undefined;
-            else return { end: "broken", events: c.events, error };
-          }
-          if (r === undefined) {
-            return { end: w.stalled ? "stalled" : "clean", events: c.events };
-          }
-          if (r.done) return { end: "clean", events: c.events };
-          if (single !== undefined) {
-            w.lastActivity = this.#lastEventAt = this.#clock.now();
-            const out = this.#step(r.value as WatchEvent<T>, c);
-            if (out !== undefined) return out;
-            continue;
-          }
-          evs = r.value as WatchEvent<T>[];
-        }
-        if (evs.length > 0) {
-          w.lastActivity = this.#lastEventAt = this.#clock.now();
-        }
-        for (let i = 0; i < evs.length; i++) {
-          // A store or error handler may abort synchronously: stop where
-          // the per-event path's next() would, keeping the rest.
-          if (stop.aborted) {
-            w.rest = evs.slice(i);
-            return { end: w.stalled ? "stalled" : "clean", events: c.events };
-          }
-          const out = this.#step(evs[i], c);
-          if (out !== undefined) {
-            // The watch-list's watch goes on: its next pass starts here.
-            if (out.end === "initialEnd" && i + 1 < evs.length) {
-              w.rest = evs.slice(i + 1);
-            }
-            return out;
-          }
-        }
-        evs = undefined;
-      }
-    } finally {
-      done.abort();
-      await dog;
-      await confirm;
-    }
-  }
-
-  /**
-   * One watch event (client-go `handleAnyWatch`'s loop body): the outcome
-   * that ends the pass, or undefined to go on. Per-event work stays field
-   * writes: no closure, no promise.
-   */
-  #step(ev: WatchEvent<T>, c: ConsumeContext<T>): WatchOutcome | undefined {
-    if (ev.type === "ERROR") {
-      return {
-        end: "error",
-        events: c.events,
-        error: StatusError.fromStatus(ev.object),
-      };
-    }
-    c.events++;
-    if (this.#status.failing) this.#status.recovered(false);
-    const obj = ev.object;
-    const expected = c.expected;
-    if (
-      expected !== undefined && ev.type !== "BOOKMARK" &&
-      !isExpectedType(obj, expected)
-    ) {
-      this.#status.skip(
-        obj,
-        ev.type,
-        `${expected.apiVersion} ${expected.kind}`,
-      );
-      return undefined;
-    }
-    this.#apply(c.store, ev);
-    const target = c.target;
-    if (ev.type !== "ADDED") target.holdRV = false;
-    const rv = obj?.metadata?.resourceVersion;
-    if (rv && !target.holdRV) target.rv = rv;
-    if (
-      c.stopAtInitialEnd && ev.type === "BOOKMARK" &&
-      obj.metadata?.annotations?.[INITIAL_EVENTS_END] === "true"
-    ) {
-      return { end: "initialEnd", events: c.events };
-    }
-    return undefined;
-  }
-
-  #apply(store: ReflectorStore<T>, ev: WatchEvent<T>): void {
-    try {
-      switch (ev.type) {
-        case "ADDED":
-          store.add(ev.object);
-          break;
-        case "MODIFIED":
-          store.update(ev.object);
-          break;
-        case "DELETED":
-          store.delete(ev.object);
-          break;
-        case "BOOKMARK":
-          break;
-        default:
-          throw new TypeError(
-            `Cannot apply a watch event of unknown type: ${
-              (ev as { type: unknown }).type
-            }`,
-          );
-      }
-    } catch (err) {
-      // client-go logs a store error and keeps watching.
-      this.#report(err);
-    }
-  }
-
-  async #confirmRecovery(done: AbortSignal): Promise<void> {
-    try {
-      await this.#clock.sleep(VERY_SHORT_WATCH_MS, done);
-    } catch {
-      return;
-    }
-    if (this.#status.failing) this.#status.recovered(false);
   }
 
   // ---- resync, backoff, reporting -----------------------------------------
