@@ -62,19 +62,34 @@ function objectDetails(resource: string, name: string, group: string) {
     : { name, group, kind: resource };
 }
 
+/**
+ * A Status error about one object: `message` gets the qualified resource
+ * (`configmaps`, `deployments.apps`); details name the object, plus `extra`.
+ */
+function objectError(
+  [code, reason]: [number, string],
+  [resource, name, group]: [string, string, string],
+  message: (qualifiedResource: string) => string,
+  extra: Partial<StatusDetails> = {},
+): StatusError {
+  return statusError(
+    failure(code, reason, message(qualified(resource, group)), {
+      ...objectDetails(resource, name, group),
+      ...extra,
+    }),
+  );
+}
+
 /** 404 NotFound for an object (`configmaps "x" not found`, `deployments.apps "x" not found`). */
 export function notFound(
   resource: string,
   name: string,
   group = "",
 ): StatusError {
-  return statusError(
-    failure(
-      404,
-      "NotFound",
-      `${qualified(resource, group)} "${name}" not found`,
-      objectDetails(resource, name, group),
-    ),
+  return objectError(
+    [404, "NotFound"],
+    [resource, name, group],
+    (q) => `${q} "${name}" not found`,
   );
 }
 
@@ -96,13 +111,10 @@ export function alreadyExists(
   name: string,
   group = "",
 ): StatusError {
-  return statusError(
-    failure(
-      409,
-      "AlreadyExists",
-      `${qualified(resource, group)} "${name}" already exists`,
-      objectDetails(resource, name, group),
-    ),
+  return objectError(
+    [409, "AlreadyExists"],
+    [resource, name, group],
+    (q) => `${q} "${name}" already exists`,
   );
 }
 
@@ -112,15 +124,11 @@ export function conflict(
   name: string,
   group = "",
 ): StatusError {
-  return statusError(
-    failure(
-      409,
-      "Conflict",
-      `Operation cannot be fulfilled on ${
-        qualified(resource, group)
-      } "${name}": the object has been modified; please apply your changes to the latest version and try again`,
-      objectDetails(resource, name, group),
-    ),
+  return objectError(
+    [409, "Conflict"],
+    [resource, name, group],
+    (q) =>
+      `Operation cannot be fulfilled on ${q} "${name}": the object has been modified; please apply your changes to the latest version and try again`,
   );
 }
 
@@ -137,20 +145,17 @@ export function invalid(
   group = "",
 ): StatusError {
   const text = causes.map((c) => `${c.field}: ${c.message}`).join(", ");
-  return statusError(
-    failure(
-      422,
-      "Invalid",
-      `${qualified(kind, group)} "${name}" is invalid: ${text}`,
-      {
-        ...objectDetails(kind, name, group),
-        causes: causes.map((c) => ({
-          reason: c.reason ?? "FieldValueInvalid",
-          message: c.message,
-          field: c.field,
-        })),
-      },
-    ),
+  return objectError(
+    [422, "Invalid"],
+    [kind, name, group],
+    (q) => `${q} "${name}" is invalid: ${text}`,
+    {
+      causes: causes.map((c) => ({
+        reason: c.reason ?? "FieldValueInvalid",
+        message: c.message,
+        field: c.field,
+      })),
+    },
   );
 }
 
@@ -172,14 +177,9 @@ export function invalidOptions(
       : m.startsWith("Invalid value")
       ? "FieldValueInvalid"
       : "FieldValueNotSupported";
-  const parts = messages.map((m) => `${field}: ${m}`);
-  const text = parts.length === 1 ? parts[0] : `[${parts.join(", ")}]`;
-  return statusError(
-    failure(422, "Invalid", `${kind}.meta.k8s.io "" is invalid: ${text}`, {
-      group: "meta.k8s.io",
-      kind,
-      causes: messages.map((m) => ({ reason: reasonOf(m), message: m, field })),
-    }),
+  return optionsInvalid(
+    kind,
+    messages.map((m) => ({ reason: reasonOf(m), message: m, field })),
   );
 }
 
@@ -205,12 +205,24 @@ export function preconditionFailed(
 export function invalidListOptions(
   causes: { field: string; message: string; reason: string }[],
 ): StatusError {
+  return optionsInvalid("ListOptions", causes);
+}
+
+/**
+ * 422 Invalid for a meta.k8s.io options kind (`ListOptions`,
+ * `DeleteOptions`, ...): one cause per message, listed in brackets when
+ * there are several.
+ */
+function optionsInvalid(
+  kind: string,
+  causes: { field: string; message: string; reason: string }[],
+): StatusError {
   const parts = causes.map((c) => `${c.field}: ${c.message}`);
   const text = parts.length === 1 ? parts[0] : `[${parts.join(", ")}]`;
   return statusError(
-    failure(422, "Invalid", `ListOptions.meta.k8s.io "" is invalid: ${text}`, {
+    failure(422, "Invalid", `${kind}.meta.k8s.io "" is invalid: ${text}`, {
       group: "meta.k8s.io",
-      kind: "ListOptions",
+      kind,
       causes: causes.map((c) => ({
         reason: c.reason,
         message: c.message,
