@@ -14,19 +14,20 @@ import {
   type ResourceRoute,
   type ServerContext,
 } from "./_apiserver_context.ts";
-import { parseDeleteOptions } from "./_apiserver_delete_options.ts";
+import type { DeleteOptions } from "./_apiserver_delete_options.ts";
 import { listResponse } from "./_apiserver_encode.ts";
 import { both, fieldMatcher, labelMatcher } from "./_apiserver_select.ts";
 import { entryJson, namespaceRange } from "./_apiserver_store.ts";
 
-/** DELETE of one object: the object (pending or per strategy) or a Success Status. */
+/**
+ * DELETE of one object with its parsed options: the object (pending or
+ * per strategy) or a Success Status.
+ */
 export function deleteObject(
   ctx: ServerContext,
   r: ResourceRoute,
-  text: string,
-  q: URLSearchParams,
+  options: DeleteOptions,
 ): Response {
-  const options = parseDeleteOptions(text, q);
   const { table } = r;
   const res = ctx.cluster.delete(table, r.namespace, r.name!, options);
   if (!res.removed || table.strategy.deleteReturnsObject) {
@@ -46,14 +47,16 @@ export function deleteObject(
   });
 }
 
-/** DELETE of a collection: every matching object, answered as a list. */
+/**
+ * DELETE of a collection: every object matching the selectors in `q`,
+ * each deleted with `options`, answered as a list.
+ */
 export function deleteCollection(
   ctx: ServerContext,
   r: ResourceRoute,
-  text: string,
+  options: DeleteOptions,
   q: URLSearchParams,
 ): Response {
-  const options = parseDeleteOptions(text, q);
   const { table } = r;
   const match = both(
     labelMatcher(q.get("labelSelector")),

@@ -34,6 +34,7 @@ import {
   takeFailure,
 } from "./_apiserver_faults.ts";
 import { deleteCollection, deleteObject } from "./_apiserver_handle_delete.ts";
+import { parseDeleteOptions } from "./_apiserver_delete_options.ts";
 import { list } from "./_apiserver_handle_list.ts";
 import { watch } from "./_apiserver_handle_watch.ts";
 import {
@@ -271,7 +272,12 @@ async function dispatch(
       case "POST":
         return create(ctx, r, await req.text(), q);
       case "DELETE":
-        return deleteCollection(ctx, r, await req.text(), q);
+        return deleteCollection(
+          ctx,
+          r,
+          parseDeleteOptions(await req.text(), q),
+          q,
+        );
       default:
         return methodNotAllowed();
     }
@@ -293,7 +299,7 @@ async function dispatch(
       return patch(ctx, r, req, q);
     case "DELETE":
       if (r.subresource !== undefined) throw noSuchResource();
-      return deleteObject(ctx, r, await req.text(), q);
+      return deleteObject(ctx, r, parseDeleteOptions(await req.text(), q));
     default:
       return methodNotAllowed();
   }
