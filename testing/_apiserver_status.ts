@@ -282,63 +282,68 @@ export function tooLargeResourceVersion(
   );
 }
 
+/**
+ * The injected failures with their own body: code -> reason, message, and
+ * whether the details are written always (`{}` without Retry-After, as the
+ * apiserver writes them), never, or only to carry a Retry-After.
+ */
+const FAULTS: Readonly<
+  Record<number, [string, string, "always" | "never" | "retry"]>
+> = {
+  401: ["Unauthorized", "Unauthorized", "never"],
+  403: ["Forbidden", "Forbidden", "retry"],
+  404: [
+    "NotFound",
+    "the server could not find the requested resource",
+    "always",
+  ],
+  409: ["Conflict", "Conflict", "retry"],
+  410: [
+    "Expired",
+    "The resourceVersion for the provided list is too old.",
+    "never",
+  ],
+  429: [
+    "TooManyRequests",
+    "Too many requests, please try again later.",
+    "always",
+  ],
+  500: ["InternalError", "Internal error occurred", "retry"],
+  503: [
+    "ServiceUnavailable",
+    "The server is currently unable to handle the request",
+    "retry",
+  ],
+};
+
 /** The default body of an injected failure with an HTTP status code. */
 export function defaultFaultStatus(
   code: number,
   retryAfterSeconds?: number,
 ): Status {
+  if (code === 504) {
+    const s = tooLargeResourceVersion("unknown", "unknown");
+    if (retryAfterSeconds !== undefined) {
+      s.details!.retryAfterSeconds = retryAfterSeconds;
+    }
+    return s;
+  }
   const details = retryAfterSeconds === undefined
     ? undefined
     : { retryAfterSeconds };
-  switch (code) {
-    case 429:
-      return failure(
-        429,
-        "TooManyRequests",
-        "Too many requests, please try again later.",
-        details ?? {},
-      );
-    case 500:
-      return failure(500, "InternalError", "Internal error occurred", details);
-    case 503:
-      return failure(
-        503,
-        "ServiceUnavailable",
-        "The server is currently unable to handle the request",
-        details,
-      );
-    case 504: {
-      const s = tooLargeResourceVersion("unknown", "unknown");
-      if (retryAfterSeconds !== undefined) {
-        s.details!.retryAfterSeconds = retryAfterSeconds;
-      }
-      return s;
-    }
-    case 401:
-      return failure(401, "Unauthorized", "Unauthorized");
-    case 403:
-      return failure(403, "Forbidden", "Forbidden", details);
-    case 404:
-      return failure(
-        404,
-        "NotFound",
-        "the server could not find the requested resource",
-        details ?? {},
-      );
-    case 409:
-      return failure(409, "Conflict", "Conflict", details);
-    case 410:
-      return failure(
-        410,
-        "Expired",
-        "The resourceVersion for the provided list is too old.",
-      );
-    default:
-      return failure(
-        code,
-        code >= 500 ? "InternalError" : "BadRequest",
-        `Injected failure with status ${code}`,
-        details,
-      );
-  }
+  const [reason, message, written] = FAULTS[code] ?? [
+    code >= 500 ? "InternalError" : "BadRequest",
+    `Injected failure with status ${code}`,
+    "retry",
+  ];
+  return failure(
+    code,
+    reason,
+    message,
+    written === "never"
+      ? undefined
+      : written === "always"
+      ? details ?? {}
+      : details,
+  );
 }

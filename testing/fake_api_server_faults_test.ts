@@ -6,6 +6,10 @@ import { getJson, WatchReader } from "./_apiserver_test_util.ts";
 
 const CM = "/api/v1/namespaces/default/configmaps";
 
+/** Watch the default namespace's ConfigMaps from `rv`. */
+const watchFrom = (server: FakeApiServer, rv: string) =>
+  WatchReader.open(server, `${CM}?watch=true&resourceVersion=${rv}`);
+
 function cm(name: string, data?: Record<string, string>) {
   return { metadata: { name, namespace: "default" }, data };
 }
@@ -83,10 +87,7 @@ Deno.test("FakeApiServer.faults.failNext() validates its arguments", async () =>
 Deno.test("FakeApiServer.faults.closeWatches() ends open watches cleanly", async () => {
   await using server = await FakeApiServer.start();
   const rv = server.resourceVersion();
-  const w = await WatchReader.open(
-    server,
-    `${CM}?watch=true&resourceVersion=${rv}`,
-  );
+  const w = await watchFrom(server, rv);
   server.create(ConfigMaps, cm("a"));
   server.faults.closeWatches();
   server.create(ConfigMaps, cm("b"));
@@ -96,46 +97,38 @@ Deno.test("FakeApiServer.faults.closeWatches() ends open watches cleanly", async
 Deno.test("FakeApiServer.faults.closeWatchesAfter() ends open and later watches after n events", async () => {
   await using server = await FakeApiServer.start();
   const rv = server.resourceVersion();
-  const w = await WatchReader.open(
-    server,
-    `${CM}?watch=true&resourceVersion=${rv}`,
-  );
+  const w = await watchFrom(server, rv);
   server.faults.closeWatchesAfter(2);
   for (const n of ["a", "b", "c"]) server.create(ConfigMaps, cm(n));
   assert.deepEqual((await w.rest()).map((e) => e.object.metadata.name), [
     "a",
     "b",
   ]);
-  const later = await WatchReader.open(
-    server,
-    `${CM}?watch=true&resourceVersion=${rv}`,
-  );
+  const later = await watchFrom(server, rv);
   assert.deepEqual((await later.rest()).map((e) => e.object.metadata.name), [
     "a",
     "b",
   ]);
   server.faults.clear();
-  const free = await WatchReader.open(
-    server,
-    `${CM}?watch=true&resourceVersion=${rv}`,
-  );
+  const free = await watchFrom(server, rv);
   assert.equal((await free.take(3)).length, 3);
   await free.cancel();
 });
 
-Deno.test("FakeApiServer.faults.stallWatches() keeps watches open and silent", async () => {
-  await using server = await FakeApiServer.start();
+/** A server whose ConfigMap watch `w` from `rv` is stalled, then "a" is created. */
+async function stalledWatch() {
+  const server = await FakeApiServer.start();
   const rv = server.resourceVersion();
-  const w = await WatchReader.open(
-    server,
-    `${CM}?watch=true&resourceVersion=${rv}`,
-  );
+  const w = await watchFrom(server, rv);
   server.faults.stallWatches(true);
   server.create(ConfigMaps, cm("a"));
-  const fresh = await WatchReader.open(
-    server,
-    `${CM}?watch=true&resourceVersion=${rv}`,
-  );
+  return { server, rv, w };
+}
+
+Deno.test("FakeApiServer.faults.stallWatches() keeps watches open and silent", async () => {
+  const { server: started, rv, w } = await stalledWatch();
+  await using server = started;
+  const fresh = await watchFrom(server, rv);
   // Nothing was sent while stalled: ending the streams now shows it.
   server.faults.closeWatches();
   assert.deepEqual(await w.rest(), []);
@@ -143,14 +136,8 @@ Deno.test("FakeApiServer.faults.stallWatches() keeps watches open and silent", a
 });
 
 Deno.test("FakeApiServer.faults.stallWatches(false) delivers what was held back", async () => {
-  await using server = await FakeApiServer.start();
-  const rv = server.resourceVersion();
-  const w = await WatchReader.open(
-    server,
-    `${CM}?watch=true&resourceVersion=${rv}`,
-  );
-  server.faults.stallWatches(true);
-  server.create(ConfigMaps, cm("a"));
+  const { server: started, w } = await stalledWatch();
+  await using server = started;
   server.faults.stallWatches(false);
   assert.equal((await w.next())?.object.metadata.name, "a");
   await w.cancel();
