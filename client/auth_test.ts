@@ -10,7 +10,8 @@ import {
 } from "./auth.ts";
 import { type ExecConfig, KubeConfig } from "./config.ts";
 import { isUnauthorized } from "../api/errors.ts";
-import { makePki, rejection } from "./_test_util.ts";
+import { rejection } from "./_test_util.ts";
+import { makePki } from "../testing/pki_test_util.ts";
 import { KubeClient } from "./rest.ts";
 import { ConfigMaps } from "../api/resources.ts";
 import { readTextUntil } from "../testing/read_text.ts";

@@ -10,7 +10,7 @@ import { FakeApiServer } from "../testing/fake_api_server.ts";
 import { KubeConfig } from "./config.ts";
 import { KubeClient } from "./rest.ts";
 import { ConfigMaps } from "../api/resources.ts";
-import { makePki } from "./_test_util.ts";
+import { makePki } from "../testing/pki_test_util.ts";
 
 /** A port nothing listens on: a direct connection to it is refused. */
 function deadPort(): number {

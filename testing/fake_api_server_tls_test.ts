@@ -7,114 +7,7 @@ import assert from "node:assert/strict";
 import { FakeApiServer } from "./fake_api_server.ts";
 import { ConfigMaps } from "../api/resources.ts";
 import { WatchReader } from "./_apiserver_test_util.ts";
-
-async function openssl(dir: string, ...args: string[]): Promise<void> {
-  const out = await new Deno.Command("openssl", {
-    args,
-    cwd: dir,
-    stdout: "null",
-    stderr: "piped",
-  }).output();
-  if (!out.success) {
-    throw new Error(
-      `Cannot run openssl ${args[0]}: ${new TextDecoder().decode(out.stderr)}`,
-    );
-  }
-}
-
-async function hasOpenssl(): Promise<boolean> {
-  try {
-    return (await new Deno.Command("openssl", {
-      args: ["version"],
-      stdout: "null",
-      stderr: "null",
-    }).output()).success;
-  } catch {
-    return false;
-  }
-}
-
-interface Pki {
-  ca: string;
-  serverCert: string;
-  serverKey: string;
-  clientCert: string;
-  clientKey: string;
-}
-
-/** A throwaway CA with a server certificate for 127.0.0.1 and a client certificate. */
-async function makePki(): Promise<Pki> {
-  const dir = await Deno.makeTempDir({ prefix: "kubecache-pki-" });
-  try {
-    const days = ["-days", "1"];
-    await openssl(
-      dir,
-      "req",
-      "-x509",
-      "-newkey",
-      "rsa:2048",
-      "-nodes",
-      "-keyout",
-      "ca.key",
-      "-out",
-      "ca.crt",
-      "-subj",
-      "/CN=kubecache-test-ca",
-      ...days,
-    );
-    await Deno.writeTextFile(
-      `${dir}/server.ext`,
-      "subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n",
-    );
-    await Deno.writeTextFile(
-      `${dir}/client.ext`,
-      "extendedKeyUsage=clientAuth\n",
-    );
-    for (const who of ["server", "client"]) {
-      const cn = who === "server" ? "/CN=127.0.0.1" : "/CN=jane/O=devs";
-      await openssl(
-        dir,
-        "req",
-        "-newkey",
-        "rsa:2048",
-        "-nodes",
-        "-keyout",
-        `${who}.key`,
-        "-out",
-        `${who}.csr`,
-        "-subj",
-        cn,
-      );
-      await openssl(
-        dir,
-        "x509",
-        "-req",
-        "-in",
-        `${who}.csr`,
-        "-CA",
-        "ca.crt",
-        "-CAkey",
-        "ca.key",
-        "-CAcreateserial",
-        "-out",
-        `${who}.crt`,
-        "-extfile",
-        `${who}.ext`,
-        ...days,
-      );
-    }
-    const read = (f: string) => Deno.readTextFile(`${dir}/${f}`);
-    return {
-      ca: await read("ca.crt"),
-      serverCert: await read("server.crt"),
-      serverKey: await read("server.key"),
-      clientCert: await read("client.crt"),
-      clientKey: await read("client.key"),
-    };
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-}
+import { hasOpenssl, makePki } from "./pki_test_util.ts";
 
 const ignore = !(await hasOpenssl());
 
@@ -122,7 +15,7 @@ Deno.test({
   name: "FakeApiServer serves HTTPS with the given certificate and key",
   ignore,
   async fn() {
-    const pki = await makePki();
+    await using pki = await makePki();
     await using server = await FakeApiServer.start({
       tls: { cert: pki.serverCert, key: pki.serverKey },
     });
@@ -139,7 +32,7 @@ Deno.test({
     "FakeApiServer with tls.ca requires a client certificate signed by that CA",
   ignore,
   async fn() {
-    const pki = await makePki();
+    await using pki = await makePki();
     await using server = await FakeApiServer.start({
       tls: { cert: pki.serverCert, key: pki.serverKey, ca: pki.ca },
     });
