@@ -486,19 +486,17 @@ Deno.test("FakeApiServer patches: strategic merge by name, apply creates and mer
     metadata: { name: "ap" },
   }, "application/apply-patch+yaml");
   assert.equal(noManager.status, 422);
-  const applied = await send(server, "PATCH", `${CM}/ap?fieldManager=t`, {
-    apiVersion: "v1",
-    kind: "ConfigMap",
-    metadata: { name: "ap" },
-    data: { a: "1" },
-  }, "application/apply-patch+yaml");
+  // Server-side apply of ConfigMap "ap" with `data`, as field manager "t".
+  const apply = (data: Record<string, string>) =>
+    send(server, "PATCH", `${CM}/ap?fieldManager=t`, {
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      metadata: { name: "ap" },
+      data,
+    }, "application/apply-patch+yaml");
+  const applied = await apply({ a: "1" });
   assert.equal(applied.status, 201);
-  const again = await send(server, "PATCH", `${CM}/ap?fieldManager=t`, {
-    apiVersion: "v1",
-    kind: "ConfigMap",
-    metadata: { name: "ap" },
-    data: { b: "2" },
-  }, "application/apply-patch+yaml");
+  const again = await apply({ b: "2" });
   assert.equal(again.status, 200);
   // The same manager no longer applies data.a: server-side apply removes it.
   assert.deepEqual(again.body.data, { b: "2" });

@@ -2,6 +2,12 @@ import assert from "node:assert/strict";
 import { FakeClock } from "../testing/fake_clock.ts";
 import { DelayingQueue } from "./delaying_queue.ts";
 
+/** A DelayingQueue of strings on a fresh FakeClock. */
+function delaying() {
+  const clock = new FakeClock();
+  return { clock, q: new DelayingQueue<string>({ clock }) };
+}
+
 Deno.test("DelayingQueue.addAfter() adds the item when its delay has passed on the clock, not before", async () => {
   const clock = new FakeClock(1_000);
   const q = new DelayingQueue<string>({ clock });
@@ -17,8 +23,7 @@ Deno.test("DelayingQueue.addAfter() adds the item when its delay has passed on t
 
 Deno.test("DelayingQueue.addAfter() keeps the earliest time for an item already waiting", async (t) => {
   await t.step("an earlier time moves it forward", async () => {
-    const clock = new FakeClock();
-    const q = new DelayingQueue<string>({ clock });
+    const { clock, q } = delaying();
     q.addAfter("a", 1_000);
     q.addAfter("a", 100);
     await clock.step(100);
@@ -28,8 +33,7 @@ Deno.test("DelayingQueue.addAfter() keeps the earliest time for an item already 
     q.shutDown();
   });
   await t.step("a later time does not postpone it", async () => {
-    const clock = new FakeClock();
-    const q = new DelayingQueue<string>({ clock });
+    const { clock, q } = delaying();
     q.addAfter("a", 100);
     q.addAfter("a", 1_000);
     await clock.step(100);
@@ -39,8 +43,7 @@ Deno.test("DelayingQueue.addAfter() keeps the earliest time for an item already 
 });
 
 Deno.test("DelayingQueue adds items in the order of their ready times, ties in call order", async () => {
-  const clock = new FakeClock();
-  const q = new DelayingQueue<string>({ clock });
+  const { clock, q } = delaying();
   q.addAfter("late", 300);
   q.addAfter("early", 100);
   q.addAfter("tie1", 200);
@@ -54,8 +57,7 @@ Deno.test("DelayingQueue adds items in the order of their ready times, ties in c
 });
 
 Deno.test("DelayingQueue.addAfter() with a delay of 0 or less adds at once", () => {
-  const clock = new FakeClock();
-  const q = new DelayingQueue<string>({ clock });
+  const { clock, q } = delaying();
   q.addAfter("a", 0);
   q.addAfter("b", -5);
   assert.equal(q.len(), 2);
@@ -64,8 +66,7 @@ Deno.test("DelayingQueue.addAfter() with a delay of 0 or less adds at once", () 
 });
 
 Deno.test("DelayingQueue: a delayed item that is already queued collapses into it", async () => {
-  const clock = new FakeClock();
-  const q = new DelayingQueue<string>({ clock });
+  const { clock, q } = delaying();
   q.add("a");
   q.addAfter("a", 10);
   await clock.step(10);
@@ -74,8 +75,7 @@ Deno.test("DelayingQueue: a delayed item that is already queued collapses into i
 });
 
 Deno.test("DelayingQueue.shutDown() drops waiting items and releases the timer", async () => {
-  const clock = new FakeClock();
-  const q = new DelayingQueue<string>({ clock });
+  const { clock, q } = delaying();
   q.addAfter("a", 100);
   assert.equal(clock.hasWaiters(), true);
   q.shutDown();
@@ -87,8 +87,7 @@ Deno.test("DelayingQueue.shutDown() drops waiting items and releases the timer",
 });
 
 Deno.test("DelayingQueue.shutDownWithDrain() releases the timer too", async () => {
-  const clock = new FakeClock();
-  const q = new DelayingQueue<string>({ clock });
+  const { clock, q } = delaying();
   q.addAfter("a", 100);
   await q.shutDownWithDrain();
   assert.equal(clock.hasWaiters(), false);
@@ -101,8 +100,7 @@ Deno.test("DelayingQueue on the real clock leaves no timer behind after shutDown
 });
 
 Deno.test("DelayingQueue.addAfter() counts a retry in the metrics", () => {
-  const clock = new FakeClock();
-  const q = new DelayingQueue<string>({ clock });
+  const { q } = delaying();
   q.addAfter("a", 10);
   q.addAfter("b", 0);
   assert.equal(q.metrics().retries, 2);
