@@ -22,6 +22,7 @@ import {
 } from "../api/errors.ts";
 import { KubeClient, RequestTimeoutError } from "./rest.ts";
 import { rejection } from "./_test_util.ts";
+import { serverWithClient } from "../testing/client_test_util.ts";
 import {
   ConfigMaps,
   Deployments,
@@ -58,20 +59,7 @@ function cm(name: string, data: Record<string, string> = {}): ConfigMap {
   return { metadata: { name, namespace: "default" }, data };
 }
 
-async function setup(opts: Parameters<typeof FakeApiServer.start>[0] = {}) {
-  const server = await FakeApiServer.start(opts);
-  const client = new KubeClient(
-    KubeConfig.fromOptions({ server: server.url, token: opts.token }),
-  );
-  return {
-    server,
-    client,
-    async [Symbol.asyncDispose]() {
-      client.close();
-      await server.close();
-    },
-  };
-}
+const setup = serverWithClient;
 
 // ---- StatusError and predicates ----
 

@@ -1,9 +1,8 @@
 import assert from "node:assert/strict";
-import { KubeClient } from "../client/rest.ts";
+import type { KubeClient } from "../client/rest.ts";
 import { StatusError } from "../api/errors.ts";
-import { KubeConfig } from "../client/config.ts";
 import { Leases } from "../api/resources.ts";
-import { FakeApiServer } from "../testing/fake_api_server.ts";
+import { serverWithClient } from "../testing/client_test_util.ts";
 import {
   formatMicroTime,
   type LeaderElectionRecord,
@@ -20,20 +19,17 @@ const record: LeaderElectionRecord = {
   leaderTransitions: 0,
 };
 
+/** A server and client, and `lock(identity)`: a LeaseLock on default/lock. */
 async function setup() {
-  const server = await FakeApiServer.start();
-  const client = new KubeClient(KubeConfig.fromOptions({ server: server.url }));
+  const env = await serverWithClient();
   const lock = (identity: string) =>
-    new LeaseLock({ client, namespace: "default", name: "lock", identity });
-  return {
-    server,
-    client,
-    lock,
-    async [Symbol.asyncDispose]() {
-      client.close();
-      await server.close();
-    },
-  };
+    new LeaseLock({
+      client: env.client,
+      namespace: "default",
+      name: "lock",
+      identity,
+    });
+  return Object.assign(env, { lock });
 }
 
 Deno.test("formatMicroTime() writes UTC with exactly six fractional digits, as metav1.MicroTime", () => {
