@@ -215,6 +215,21 @@ Deno.test("columnsFor() prints the columns client/printers.ts gives FakeApiServe
   }
 });
 
+Deno.test("columnsFor() prints a cron job's unset suspend as <unset>, its time zone as <none>", () => {
+  const cj = {
+    metadata: { name: "c", creationTimestamp: "2025-06-01T11:00:00Z" },
+    spec: { schedule: "@daily" },
+  };
+  assert.deepEqual(columnsFor("CronJob", false).cells(cj, NOW), [
+    "@daily",
+    "<none>",
+    "<unset>",
+    "0",
+    "<none>",
+    "60m",
+  ]);
+});
+
 Deno.test("columnsFor() puts an event's NAME where kubectl does: nowhere, last with -o wide", () => {
   const event = PULLED_EVENT as never;
   const narrow = columnsFor("Event", false);

@@ -45,6 +45,14 @@ export const APPS: Readonly<Record<string, ResourceStrategy>> = {
   },
   "batch/cronjobs": {
     generation: true,
+    // SetDefaults_CronJob (batch/v1): kubectl then shows SUSPEND False.
+    prepareForCreate(obj) {
+      const spec = ((obj as { spec?: Record<string, unknown> }).spec ??= {});
+      spec.concurrencyPolicy ??= "Allow";
+      spec.suspend ??= false;
+      spec.successfulJobsHistoryLimit ??= 3;
+      spec.failedJobsHistoryLimit ??= 1;
+    },
     subresources: { status: STATUS },
     categories: ALL,
   },

@@ -313,7 +313,7 @@ Deno.test("FakeApiServer Tables carry kubectl's lease, job, cronjob and event co
     "/apis/batch/v1/namespaces/default/cronjobs",
     "Name | Schedule | Timezone | Suspend:boolean | Active:integer | Last Schedule | Age | Containers* | Images* | Selector*",
     [
-      '["bare","@hourly","<none>","<unset>",0,"<none>","5m","","","<none>"]',
+      '["bare","@hourly","<none>","False",0,"<none>","5m","","","<none>"]',
       '["nightly","0 3 * * *","Etc/UTC","False",1,"4m","5m","b","backup","<none>"]',
     ],
   ], [
@@ -329,6 +329,14 @@ Deno.test("FakeApiServer Tables carry kubectl's lease, job, cronjob and event co
     assert.equal(columns(t), wantColumns, path);
     assert.deepEqual(rows(t), wantRows, path);
   }
+  // "bare" got the apiserver's CronJob defaults (SUSPEND False, not <unset>).
+  assert.deepEqual(server.get(CronJobs, "default", "bare")!.spec, {
+    schedule: "@hourly",
+    concurrencyPolicy: "Allow",
+    suspend: false,
+    successfulJobsHistoryLimit: 3,
+    failedJobsHistoryLimit: 1,
+  });
   // An event's Name is the last column, still the one of format "name".
   const events = await table("/api/v1/namespaces/default/events");
   assert.equal(events.columnDefinitions![9].format, "name");
