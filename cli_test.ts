@@ -129,6 +129,7 @@ Deno.test("main() watches every namespace with -A and prints deployments' column
     metadata: { name: "api", namespace: "kube-system" },
     spec: {
       replicas: 3,
+      selector: { matchLabels: { app: "api" } },
       template: { spec: { containers: [{ name: "c", image: "img:1" }] } },
     },
     status: { readyReplicas: 2, updatedReplicas: 3, availableReplicas: 2 },
@@ -146,7 +147,7 @@ Deno.test("main() watches every namespace with -A and prints deployments' column
   );
   assert.match(
     out.lines[1],
-    /^kube-system\s+api\s+2\/3\s+3\s+2\s+\S+\s+c\s+img:1\s+<none>$/,
+    /^kube-system\s+api\s+2\/3\s+3\s+2\s+\S+\s+c\s+img:1\s+app=api$/,
   );
 });
 

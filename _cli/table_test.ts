@@ -215,6 +215,42 @@ Deno.test("columnsFor() prints the columns client/printers.ts gives FakeApiServe
   }
 });
 
+Deno.test("columnsFor() -o wide prints selectors as kubectl: sorted requirements; empty: deployments '', replica sets <none>", () => {
+  const workload = (selector?: unknown) => ({
+    metadata: { name: "w", creationTimestamp: "2025-06-01T11:00:00Z" },
+    spec: {
+      selector,
+      template: { spec: { containers: [{ name: "c", image: "i" }] } },
+    },
+  });
+  const selector = {
+    matchLabels: { tier: "web", app: "shop" },
+    matchExpressions: [{
+      key: "env",
+      operator: "NotIn",
+      values: ["qa", "dev"],
+    }],
+  };
+  const last = (kind: string, obj: unknown) =>
+    columnsFor(kind, true).cells(obj as never, NOW).at(-1);
+  for (const kind of ["Deployment", "ReplicaSet"]) {
+    assert.equal(
+      last(kind, workload(selector)),
+      "app=shop,env notin (dev,qa),tier=web",
+      kind,
+    );
+  }
+  assert.equal(last("Deployment", workload()), "");
+  assert.equal(last("ReplicaSet", workload()), "<none>");
+  assert.equal(
+    last(
+      "ReplicaSet",
+      workload({ matchExpressions: [{ key: "a", operator: "Bad" }] }),
+    ),
+    "<error>",
+  );
+});
+
 Deno.test("columnsFor() prints a cron job's unset suspend as <unset>, its time zone as <none>", () => {
   const cj = {
     metadata: { name: "c", creationTimestamp: "2025-06-01T11:00:00Z" },

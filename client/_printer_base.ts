@@ -188,11 +188,12 @@ export function containerCells(template: Loose): [string, string] {
 }
 
 /**
- * A label selector as text (apimachinery `metav1.FormatLabelSelector`):
- * its requirements sorted by key (`app=web,tier in (a,b),!legacy`), or
- * `<none>` when it selects by nothing.
+ * A label selector as apimachinery's `labels.Selector.String()` of
+ * `metav1.LabelSelectorAsSelector`: its requirements sorted by key
+ * (`app=web,tier in (a,b),!legacy`), `""` when it selects by nothing,
+ * undefined when an operator is unknown.
  */
-export function formatLabelSelector(selector: Loose): string {
+export function labelSelectorString(selector: Loose): string | undefined {
   const reqs: [string, string][] = Object.entries(
     selector?.matchLabels ?? {},
   ).map(([k, v]) => [k, `${k}=${v}`]);
@@ -207,9 +208,19 @@ export function formatLabelSelector(selector: Loose): string {
       : e.operator === "DoesNotExist"
       ? `!${e.key}`
       : undefined;
-    if (text === undefined) return "<error>";
+    if (text === undefined) return undefined;
     reqs.push([e.key, text]);
   }
   reqs.sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0);
-  return none(reqs.map(([, text]) => text).join(","));
+  return reqs.map(([, text]) => text).join(",");
+}
+
+/**
+ * A label selector as text (apimachinery `metav1.FormatLabelSelector`):
+ * {@link labelSelectorString}, `<none>` when it selects by nothing,
+ * `<error>` when it is invalid.
+ */
+export function formatLabelSelector(selector: Loose): string {
+  const text = labelSelectorString(selector);
+  return text === undefined ? "<error>" : none(text);
 }

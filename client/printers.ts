@@ -23,6 +23,7 @@ import {
   none,
   type TableColumns,
 } from "./_printer_base.ts";
+import { formatLabelSelector, labelSelectorString } from "./_printer_base.ts";
 import { CRON_JOBS, JOBS } from "./_printers_batch.ts";
 
 export {
@@ -193,14 +194,6 @@ const PODS: TableColumns = {
   },
 };
 
-function containersAndSelector(obj: Loose): string[] {
-  const labels = obj.spec?.selector?.matchLabels ?? {};
-  return [
-    ...containerCells(obj.spec?.template),
-    none(Object.entries(labels).map(([k, v]) => `${k}=${v}`).join(",")),
-  ];
-}
-
 const DEPLOYMENTS: TableColumns = {
   columns: [
     NAME_COLUMN,
@@ -228,7 +221,9 @@ const DEPLOYMENTS: TableColumns = {
     d.status?.updatedReplicas ?? 0,
     d.status?.availableReplicas ?? 0,
     ageOf(d, now),
-    ...containersAndSelector(d),
+    ...containerCells(d.spec?.template),
+    // printDeployment writes the selector's String(): "" when empty.
+    labelSelectorString(d.spec?.selector) ?? "<invalid>",
   ],
 };
 
@@ -268,7 +263,8 @@ const REPLICA_SETS: TableColumns = {
     rs.status?.replicas ?? 0,
     rs.status?.readyReplicas ?? 0,
     ageOf(rs, now),
-    ...containersAndSelector(rs),
+    ...containerCells(rs.spec?.template),
+    formatLabelSelector(rs.spec?.selector),
   ],
 };
 
