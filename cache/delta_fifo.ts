@@ -97,12 +97,16 @@ export interface DeltaFIFOOptions<T> {
   emitDeltaTypeReplaced?: boolean;
   /**
    * Called on each object given to `add`, `update`, `delete` and `replace`
-   * before it is queued, e.g. to drop `managedFields` and save memory. It
-   * sees each object first and may modify it in place. It is not called on
-   * tombstones (their object was transformed when it was queued) nor on the
-   * `Sync` deltas of `resync` (objects taken from `knownObjects`, which were
-   * transformed on their way in). If it throws, the call that queued the
-   * object throws and that object is not queued.
+   * before it is keyed and queued, e.g. to drop `managedFields` and save
+   * memory. It sees each object first and may modify it in place. The
+   * object is queued under the key of what it returns, the key
+   * `knownObjects` holds it under (client-go keys the object as it came;
+   * with a transform that renames, deletions then missed their known key).
+   * It is not called on tombstones (their object was transformed when it
+   * was queued) nor on the `Sync` deltas of `resync` (objects taken from
+   * `knownObjects`, which were transformed on their way in). If it throws,
+   * the call that queued the object throws and nothing of that call is
+   * queued.
    */
   transformer?: (obj: T) => T;
 }
@@ -271,9 +275,10 @@ export class DeltaFIFO<T> implements Queue<T, Deltas<T>> {
    * @throws {KeyError} when the key function fails
    */
   add(obj: T): void {
-    const key = this.keyOf(obj);
+    const object = this.#transform(obj);
+    const key = this.keyOf(object);
     this.#populated = true;
-    this.#queueAction("Added", obj, key);
+    this.#append(key, { type: "Added", object });
   }
 
   /**
@@ -281,9 +286,10 @@ export class DeltaFIFO<T> implements Queue<T, Deltas<T>> {
    * @throws {KeyError} when the key function fails
    */
   update(obj: T): void {
-    const key = this.keyOf(obj);
+    const object = this.#transform(obj);
+    const key = this.keyOf(object);
     this.#populated = true;
-    this.#queueAction("Updated", obj, key);
+    this.#append(key, { type: "Updated", object });
   }
 
   /**
@@ -293,13 +299,14 @@ export class DeltaFIFO<T> implements Queue<T, Deltas<T>> {
    * @throws {KeyError} when the key function fails
    */
   delete(obj: T): void {
-    const key = this.keyOf(obj);
+    const object = this.#transform(obj);
+    const key = this.keyOf(object);
     this.#populated = true;
     if (!this.#items.has(key)) {
       const known = this.#knownObjects?.getByKey(key);
       if (known === undefined) return;
     }
-    this.#queueAction("Deleted", obj, key);
+    this.#append(key, { type: "Deleted", object });
   }
 
   /**
@@ -338,9 +345,13 @@ export class DeltaFIFO<T> implements Queue<T, Deltas<T>> {
    */
   replace(list: T[], _resourceVersion: string): void {
     const action: DeltaType = this.#emitDeltaTypeReplaced ? "Replaced" : "Sync";
-    // Every key first: a key function that throws leaves nothing queued.
-    const keys = new Array<string>(list.length);
-    for (let i = 0; i < list.length; i++) keys[i] = this.keyOf(list[i]);
+    // Every object and key first: a transformer or key function that
+    // throws leaves nothing queued.
+    const objects = this.#transformer === undefined
+      ? list
+      : list.map((obj) => this.#transform(obj));
+    const keys = new Array<string>(objects.length);
+    for (let i = 0; i < objects.length; i++) keys[i] = this.keyOf(objects[i]);
     const knownKeys = this.#knownObjects?.listKeys();
     if (
       this.#items.size === 0 && this.#inFlight === undefined &&
@@ -349,8 +360,8 @@ export class DeltaFIFO<T> implements Queue<T, Deltas<T>> {
       // Nothing queued, known or in flight (an informer's first list):
       // nothing can be missing from the list, so no set of listed keys is
       // needed, and the distinct keys are the queued ones.
-      for (let i = 0; i < list.length; i++) {
-        this.#queueAction(action, list[i], keys[i]);
+      for (let i = 0; i < objects.length; i++) {
+        this.#append(keys[i], { type: action, object: objects[i] });
       }
       if (!this.#populated) {
         this.#populated = true;
@@ -365,8 +376,8 @@ export class DeltaFIFO<T> implements Queue<T, Deltas<T>> {
     for (const key of this.#items.keys()) {
       if (!listed.has(key)) missing.push(key);
     }
-    for (let i = 0; i < list.length; i++) {
-      this.#queueAction(action, list[i], keys[i]);
+    for (let i = 0; i < objects.length; i++) {
+      this.#append(keys[i], { type: action, object: objects[i] });
     }
 
     let tombstones = 0;
@@ -418,14 +429,19 @@ export class DeltaFIFO<T> implements Queue<T, Deltas<T>> {
     }
   }
 
-  #queueAction(type: DeltaType, obj: T, key: string): void {
-    // Every object enters here once: the place to transform it. A tombstone
-    // handed to delete() holds an object that was transformed already.
-    const object = this.#transformer === undefined ||
+  /**
+   * Every object enters through add, update, delete or replace, once: the
+   * place to transform it, before it is keyed. The key is the transformed
+   * object's, as in `knownObjects` (which holds transformed objects), so a
+   * transform that renames cannot make a deletion miss its known key or a
+   * relist take a listed object for missing. A tombstone handed to delete()
+   * holds an object that was transformed already.
+   */
+  #transform(obj: T): T {
+    return this.#transformer === undefined ||
         obj instanceof DeletedFinalStateUnknown
       ? obj
       : this.#transformer(obj);
-    this.#append(key, { type, object });
   }
 
   #queueTombstone(key: string, last: T | undefined): void {

@@ -1,6 +1,6 @@
 // One key computation per event: the queues hand their key to `process`,
-// and the informer stores under it — but never under a key a transform has
-// made stale.
+// and the informer stores under it. A DeltaFIFO keys what its transformer
+// returned, so that key is the indexer's even when a transform renames.
 import assert from "node:assert/strict";
 import { FakeClock } from "../testing/fake_clock.ts";
 import { FakeControllerSource } from "../testing/fake_controller_source.ts";
@@ -8,10 +8,13 @@ import type { KubeObject } from "../api/object.ts";
 import { DeltaFIFO } from "./delta_fifo.ts";
 import { FIFO } from "./fifo.ts";
 import { Cache } from "./_cache.ts";
-import { deletionHandlingMetaNamespaceKeyFunc } from "./keys.ts";
+import {
+  DeletedFinalStateUnknown,
+  deletionHandlingMetaNamespaceKeyFunc,
+} from "./keys.ts";
 import { processDeltas } from "./_processor.ts";
 import { newSharedIndexInformer, waitForCacheSync } from "./shared_informer.ts";
-import { deferred } from "./_test_util.ts";
+import { deferred, eventually, stepUntil } from "./_test_util.ts";
 
 function pod(name: string, rv = "1"): KubeObject {
   return { metadata: { namespace: "ns", name, resourceVersion: rv } };
@@ -68,8 +71,8 @@ Deno.test("processDeltas() stores under the given key without computing one", ()
 });
 
 Deno.test("SharedIndexInformer with a transform stores under the transformed object's key", async () => {
-  // A transform may rename: the queue's key (of the object as it came)
-  // is then not the indexer's, which keys what the transform returned.
+  // A transform may rename: the queue keys what the transform returned,
+  // as the indexer does.
   const source = new FakeControllerSource<KubeObject>();
   source.add(pod("a"));
   const informer = newSharedIndexInformer(source, {
@@ -92,4 +95,89 @@ Deno.test("SharedIndexInformer with a transform stores under the transformed obj
     ac.abort();
     await done;
   }
+});
+
+Deno.test("SharedIndexInformer with a renaming transform applies watch deletions and keeps listed objects across a relist", async () => {
+  // The DeltaFIFO keys what the transform returned, as the indexer (its
+  // knownObjects) does: keyed as they came, a watch DELETED found nothing
+  // known under "ns/a" and was dropped, and a relist took the known
+  // "ns/a-t" for missing and deleted a live object.
+  const source = new FakeControllerSource<KubeObject>();
+  source.add(pod("a"));
+  source.add(pod("b"));
+  const clock = new FakeClock();
+  const informer = newSharedIndexInformer(source, {
+    clock,
+    transform: (o) => ({
+      ...o,
+      metadata: { ...o.metadata, name: `${o.metadata.name}-t` },
+    }),
+  });
+  const events: string[] = [];
+  informer.addEventHandler({
+    onAdd: (o) => void events.push(`add ${o.metadata.name}`),
+    onDelete: (o) =>
+      void events.push(
+        `delete ${
+          o instanceof DeletedFinalStateUnknown ? o.key : o.metadata.name
+        }`,
+      ),
+  });
+  const ac = new AbortController();
+  const done = informer.run(ac.signal);
+  try {
+    await waitForCacheSync(ac.signal, informer.hasSynced);
+    source.delete(pod("b"));
+    // A change only a relist sees, then a watch that cannot resume.
+    source.addDropWatch(pod("c"));
+    source.compact();
+    source.breakWatches();
+    await stepUntil(clock, () => events.includes("add c-t"), "the relist");
+    source.add(pod("marker"));
+    await eventually(() => events.includes("add marker-t"), "the marker");
+    assert.deepEqual(events, [
+      "add a-t",
+      "add b-t",
+      "delete b-t",
+      "add c-t",
+      "add marker-t",
+    ]);
+    assert.deepEqual(informer.getStore().listKeys().sort(), [
+      "ns/a-t",
+      "ns/c-t",
+      "ns/marker-t",
+    ]);
+  } finally {
+    ac.abort();
+    await done;
+  }
+});
+
+Deno.test("DeltaFIFO keys what its transformer returns, the key knownObjects holds", () => {
+  const known = new Map<string, KubeObject>();
+  const fifo = new DeltaFIFO<KubeObject>({
+    knownObjects: {
+      listKeys: () => [...known.keys()],
+      getByKey: (k) => known.get(k),
+    },
+    emitDeltaTypeReplaced: true,
+    transformer: (o) => ({
+      ...o,
+      metadata: { ...o.metadata, name: `${o.metadata.name}-t` },
+    }),
+  });
+  fifo.add(pod("a"));
+  assert.deepEqual(fifo.listKeys(), ["ns/a-t"]);
+  known.set("ns/b-t", { metadata: { namespace: "ns", name: "b-t" } });
+  fifo.delete(pod("b")); // known under its transformed key: queued
+  fifo.replace([pod("b")], "2"); // listed: no tombstone for "ns/b-t"
+  assert.deepEqual(fifo.listKeys(), ["ns/a-t", "ns/b-t"]);
+  assert.deepEqual(fifo.getByKey("ns/b-t")!.map((d) => d.type), [
+    "Deleted",
+    "Replaced",
+  ]);
+  assert.deepEqual(fifo.getByKey("ns/a-t")!.map((d) => d.type), [
+    "Added",
+    "Deleted", // a queued key missing from the list
+  ]);
 });

@@ -656,9 +656,9 @@ export class SharedIndexInformer<T extends KubeObject>
     // here (the distributor never returns a promise).
     const opts = this.#deltaOpts;
     opts.isInInitialList = isInInitialList;
-    // The queue's key is the indexer's (the same key function, computed on
-    // the same object) unless a transform may have renamed the object.
-    opts.key = this.#transform === undefined ? key : undefined;
+    // The queue's key is the indexer's: the same key function, computed on
+    // the same (transformed) object.
+    opts.key = key;
     void processDeltas(deltas, opts);
     // The queue counts an initial item done after this returns: look once
     // the current burst of pops has yielded (one check per burst).
