@@ -90,7 +90,24 @@ export interface ObjectList<T> {
   items: T[];
 }
 
-/** Type of a watch event (apimachinery `watch.EventType`). */
+/**
+ * Type of a watch event (apimachinery `watch.EventType`).
+ *
+ * @example Count events by type
+ * ```ts
+ * import type { KubeObject, WatchEvent, WatchEventType } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const events: WatchEvent<KubeObject>[] = [
+ *   { type: "ADDED", object: { metadata: { name: "a" } } },
+ *   { type: "MODIFIED", object: { metadata: { name: "a" } } },
+ *   { type: "ADDED", object: { metadata: { name: "b" } } },
+ * ];
+ * const counts = new Map<WatchEventType, number>();
+ * for (const e of events) counts.set(e.type, (counts.get(e.type) ?? 0) + 1);
+ * assert.equal(counts.get("ADDED"), 2);
+ * ```
+ */
 export type WatchEventType =
   | "ADDED"
   | "MODIFIED"
@@ -251,7 +268,27 @@ export interface ListerWatcher<T extends KubeObject = KubeObject> {
   ): Promise<AsyncIterable<WatchEvent<T>>>;
 }
 
-/** Options of one list or watch call of a {@link ResourceClient}. */
+/**
+ * Options of one list or watch call of a {@link ResourceClient}.
+ *
+ * @example What listWatch passes to a client
+ * ```ts
+ * import { ConfigMaps, listWatch, type ResourceClient, type ResourceRequestOptions } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const seen: ResourceRequestOptions[] = [];
+ * const client: ResourceClient = {
+ *   list: (_type, opts) => {
+ *     seen.push(opts ?? {});
+ *     return Promise.resolve({ metadata: { resourceVersion: "1" }, items: [] });
+ *   },
+ *   watch: () => Promise.resolve((async function* () {})()),
+ * };
+ * await listWatch(client, ConfigMaps, { namespace: "team-a" }).list({ limit: 500 });
+ * assert.equal(seen[0].namespace, "team-a");
+ * assert.equal(seen[0].limit, 500);
+ * ```
+ */
 export interface ResourceRequestOptions extends ListOptions {
   /** Namespace to list in; unset or `""` for all namespaces (or cluster-scoped types). */
   namespace?: string;
@@ -275,6 +312,19 @@ export interface ResourceRequestOptions extends ListOptions {
 /**
  * What {@link listWatch} needs of a client: `KubeClient` fits, and so does
  * any object with the same `list` and `watch` methods (a test double).
+ *
+ * @example A test double instead of a KubeClient
+ * ```ts
+ * import { ConfigMaps, listWatch, type ResourceClient } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const client: ResourceClient = {
+ *   list: () => Promise.resolve({ metadata: { resourceVersion: "1" }, items: [] }),
+ *   watch: () => Promise.resolve((async function* () {})()),
+ * };
+ * const lw = listWatch(client, ConfigMaps);
+ * assert.deepEqual((await lw.list({})).items, []);
+ * ```
  */
 export interface ResourceClient {
   /** List objects of a type (one page when `opts.limit` is set). */

@@ -9,6 +9,17 @@
 
 /**
  * An owner reference of an object (apimachinery `metav1.OwnerReference`).
+ *
+ * @example Find an object's controller
+ * ```ts
+ * import type { OwnerReference } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const owners: OwnerReference[] = [
+ *   { apiVersion: "apps/v1", kind: "ReplicaSet", name: "web-6d4b", uid: "u1", controller: true, blockOwnerDeletion: true },
+ * ];
+ * assert.equal(owners.find((o) => o.controller)?.name, "web-6d4b");
+ * ```
  */
 export interface OwnerReference {
   /** API version of the owner, e.g. `"apps/v1"`. */
@@ -128,6 +139,16 @@ export interface PartialObjectMetadata extends KubeObject {
 
 /**
  * One cause of a {@link Status} failure (apimachinery `metav1.StatusCause`).
+ *
+ * @example Which field the server refused
+ * ```ts
+ * import { StatusError, type StatusCause } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const cause: StatusCause = { reason: "FieldValueInvalid", message: "Invalid value", field: "metadata.name" };
+ * const err = StatusError.fromStatus({ code: 422, reason: "Invalid", details: { causes: [cause] } });
+ * assert.equal(err.details?.causes?.[0].field, "metadata.name");
+ * ```
  */
 export interface StatusCause {
   /** Machine-readable reason, e.g. `"FieldValueInvalid"` or `"ResourceVersionTooLarge"`. */
@@ -140,6 +161,16 @@ export interface StatusCause {
 
 /**
  * Extended data of a {@link Status} (apimachinery `metav1.StatusDetails`).
+ *
+ * @example What a Status is about
+ * ```ts
+ * import { StatusError, type StatusDetails } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const details: StatusDetails = { name: "web", kind: "deployments", group: "apps", retryAfterSeconds: 1 };
+ * const err = StatusError.fromStatus({ code: 429, reason: "TooManyRequests", details });
+ * assert.equal(err.retryAfterSeconds, 1);
+ * ```
  */
 export interface StatusDetails {
   /** Name of the object the status is about. */

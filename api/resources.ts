@@ -66,7 +66,24 @@ export interface ResourceType<T extends KubeObject = KubeObject> {
   shortNames?: string[];
 }
 
-/** Options of {@link resourceType}. */
+/**
+ * Options of {@link resourceType}.
+ *
+ * @example Describe a CRD's resource
+ * ```ts
+ * import { resourceType, type ResourceTypeOptions } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const opts: ResourceTypeOptions = {
+ *   apiVersion: "stable.example.com/v1",
+ *   kind: "CronTab",
+ *   resource: "crontabs",
+ *   namespaced: true,
+ *   shortNames: ["ct"],
+ * };
+ * assert.equal(resourceType(opts).group, "stable.example.com");
+ * ```
+ */
 export interface ResourceTypeOptions {
   /** `group/version`, or `version` for the core group, e.g. `"example.com/v1"`. */
   apiVersion: string;

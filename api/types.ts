@@ -19,7 +19,19 @@
 
 import type { KubeObject, ObjectMeta } from "./object.ts";
 
-/** A label selector (apimachinery `metav1.LabelSelector`). */
+/**
+ * A label selector (apimachinery `metav1.LabelSelector`).
+ *
+ * @example A Deployment's selector, as text
+ * ```ts
+ * import { type LabelSelector, parseSelector } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const selector: LabelSelector = { matchLabels: { app: "web" } };
+ * const text = Object.entries(selector.matchLabels!).map(([k, v]) => `${k}=${v}`).join(",");
+ * assert.equal(parseSelector(text).matches({ app: "web", "pod-template-hash": "6d4b" }), true);
+ * ```
+ */
 export interface LabelSelector {
   /** Labels that must all match exactly. */
   matchLabels?: Record<string, string>;

@@ -45,7 +45,21 @@ export interface ResourceEventHandlerRegistration {
   hasSynced(): boolean;
 }
 
-/** Options of {@link SharedIndexInformer.addEventHandler}. */
+/**
+ * Options of {@link SharedIndexInformer.addEventHandler}.
+ *
+ * @example A handler with its own resync period
+ * ```ts
+ * import { type AddEventHandlerOptions, type KubeObject, newSharedIndexInformer } from "@kubecache/core";
+ * import { FakeControllerSource } from "@kubecache/core/testing";
+ * import assert from "node:assert/strict";
+ *
+ * const informer = newSharedIndexInformer(new FakeControllerSource<KubeObject>(), { resyncPeriod: 60_000 });
+ * const opts: AddEventHandlerOptions = { resyncPeriod: 300_000 }; // every cached object again every 5 min
+ * const registration = informer.addEventHandler({ onUpdate: () => {} }, opts);
+ * assert.equal(registration.hasSynced(), false); // not started yet
+ * ```
+ */
 export interface AddEventHandlerOptions {
   /**
    * How often this handler wants every cached object again as an update

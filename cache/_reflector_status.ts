@@ -24,6 +24,19 @@ import type { KubeObject } from "../api/object.ts";
  * - `Skipped`: a watched object of an unexpected apiVersion/kind was not
  *   applied (client-go's expected GVK check); `repeated` when this
  *   apiVersion/kind was skipped before.
+ *
+ * @example Alert on long outages only
+ * ```ts
+ * import type { ReflectorStatus } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * function alert(status: ReflectorStatus): string | undefined {
+ *   if (status.type === "Failed" && status.failures >= 5) return `down: ${status.cause}`;
+ *   if (status.type === "Recovered" && status.failures >= 5) return `back after ${status.downMs} ms`;
+ *   return undefined;
+ * }
+ * assert.equal(alert({ type: "Recovered", relisted: false, failures: 6, downMs: 40_000 }), "back after 40000 ms");
+ * ```
  */
 export type ReflectorStatus =
   | {
@@ -42,6 +55,27 @@ export type ReflectorStatus =
 /**
  * Receives a Reflector's {@link ReflectorStatus} events. Called
  * synchronously; should return quickly and not throw.
+ *
+ * @example Collect status events instead of logging them
+ * ```ts
+ * import { type KubeObject, newSharedIndexInformer, type ReflectorStatus, type ReflectorStatusListener } from "@kubecache/core";
+ * import { FakeClock, FakeControllerSource } from "@kubecache/core/testing";
+ * import assert from "node:assert/strict";
+ *
+ * const clock = new FakeClock();
+ * const source = new FakeControllerSource<KubeObject>();
+ * source.failNext("list", new Error("connection refused"));
+ * const events: ReflectorStatus[] = [];
+ * const onStatus: ReflectorStatusListener = (_reflector, status) => void events.push(status);
+ * const informer = newSharedIndexInformer(source, { clock, onStatus });
+ * const stop = new AbortController();
+ * const running = informer.run(stop.signal);
+ * await clock.waitForWaiters();
+ * assert.equal(events[0].type, "Failed");
+ * assert.equal(events[0].type === "Failed" && events[0].next, "list");
+ * stop.abort();
+ * await running;
+ * ```
  */
 export type ReflectorStatusListener = (
   reflector: { readonly name: string },

@@ -73,6 +73,27 @@ export interface BackoffPolicy {
  * Told about every failed list or watch, once per failure, before the
  * Reflector backs off and retries (client-go `WatchErrorHandler`). Should
  * return quickly.
+ *
+ * @example Count failed lists and watches
+ * ```ts
+ * import { type KubeObject, newSharedIndexInformer, type WatchErrorHandler } from "@kubecache/core";
+ * import { FakeClock, FakeControllerSource } from "@kubecache/core/testing";
+ * import assert from "node:assert/strict";
+ *
+ * const clock = new FakeClock();
+ * const source = new FakeControllerSource<KubeObject>();
+ * source.failNext("list", new Error("connection refused"));
+ * const failures: string[] = [];
+ * const handler: WatchErrorHandler = (_reflector, error) => void failures.push((error as Error).message);
+ * const informer = newSharedIndexInformer(source, { clock });
+ * informer.setWatchErrorHandler(handler);
+ * const stop = new AbortController();
+ * const running = informer.run(stop.signal);
+ * await clock.waitForWaiters(); // backing off after the failed list
+ * assert.deepEqual(failures, ["connection refused"]);
+ * stop.abort();
+ * await running;
+ * ```
  */
 export type WatchErrorHandler = (
   reflector: { readonly name: string },
@@ -160,6 +181,23 @@ export interface ReflectorOptions {
 /**
  * The Reflector's health, for probes and dashboards. Times are epoch ms
  * on the Reflector's clock.
+ *
+ * @example A readiness probe
+ * ```ts
+ * import { type KubeObject, newSharedIndexInformer, type ReflectorHealth, waitForCacheSync } from "@kubecache/core";
+ * import { FakeControllerSource } from "@kubecache/core/testing";
+ * import assert from "node:assert/strict";
+ *
+ * const ready = (h: ReflectorHealth | undefined) => h !== undefined && h.failures === 0 && h.lastSyncResourceVersion !== "";
+ * const informer = newSharedIndexInformer(new FakeControllerSource<KubeObject>());
+ * assert.equal(ready(informer.health()), false); // not running
+ * const stop = new AbortController();
+ * const running = informer.run(stop.signal);
+ * await waitForCacheSync(stop.signal, informer.hasSynced);
+ * assert.equal(ready(informer.health()), true);
+ * stop.abort();
+ * await running;
+ * ```
  */
 export interface ReflectorHealth {
   /** When the last watch event (bookmarks included) arrived; undefined before any. */
@@ -180,7 +218,21 @@ export interface ReflectorHealth {
   failures: number;
 }
 
-/** The apiVersion and kind a Reflector expects every watched object to have (client-go's expected GVK). */
+/**
+ * The apiVersion and kind a Reflector expects every watched object to have (client-go's expected GVK).
+ *
+ * @example Skip objects of another kind
+ * ```ts
+ * import type { ExpectedType } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const expected: ExpectedType = { apiVersion: "apps/v1", kind: "Deployment" };
+ * const fits = (o: { apiVersion?: string; kind?: string }) =>
+ *   (o.apiVersion ?? expected.apiVersion) === expected.apiVersion && (o.kind ?? expected.kind) === expected.kind;
+ * assert.equal(fits({ apiVersion: "apps/v1", kind: "Deployment" }), true);
+ * assert.equal(fits({ apiVersion: "v1", kind: "Pod" }), false);
+ * ```
+ */
 export interface ExpectedType {
   /** e.g. `"apps/v1"`, `"v1"`. */
   apiVersion: string;

@@ -71,7 +71,25 @@ export interface ExpirationPolicy {
   isExpired(entry: TimestampedEntry): boolean;
 }
 
-/** Options of {@link TTLPolicy}, {@link newTTLStore} and {@link newExpirationStore}. */
+/**
+ * Options of {@link TTLPolicy}, {@link newTTLStore} and {@link newExpirationStore}.
+ *
+ * @example A TTL store on a FakeClock
+ * ```ts
+ * import { type ExpirationOptions, metaNamespaceKeyFunc, newTTLStore } from "@kubecache/core";
+ * import { FakeClock } from "@kubecache/core/testing";
+ * import assert from "node:assert/strict";
+ *
+ * const clock = new FakeClock();
+ * const opts: ExpirationOptions = { clock };
+ * const store = newTTLStore(metaNamespaceKeyFunc, 1_000, opts);
+ * store.add({ metadata: { name: "a" } });
+ * await clock.step(1_000);
+ * assert.deepEqual(store.listKeys(), ["a"]); // expires only once older than the TTL
+ * await clock.step(1);
+ * assert.deepEqual(store.listKeys(), []);
+ * ```
+ */
 export interface ExpirationOptions {
   /** Source of time. @default the real clock */
   clock?: Clock;

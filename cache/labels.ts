@@ -18,11 +18,31 @@
  * @module
  */
 
-/** Labels of an object: key → value (apimachinery `labels.Set`). */
+/**
+ * Labels of an object: key → value (apimachinery `labels.Set`).
+ *
+ * @example The labels a selector matches
+ * ```ts
+ * import { type Labels, parseSelector } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const labels: Labels = { app: "web", tier: "frontend" };
+ * assert.equal(parseSelector("app=web,tier in (frontend,backend)").matches(labels), true);
+ * ```
+ */
 export type Labels = Record<string, string>;
 
 /**
  * A selector operator (apimachinery `selection.Operator`).
+ *
+ * @example The operators of a parsed selector
+ * ```ts
+ * import { type Operator, parseSelector } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const ops: Operator[] = parseSelector("a=1,b!=2,c in (x),d notin (y),e,!f").requirements().map((r) => r.operator);
+ * assert.deepEqual(ops, ["=", "!=", "in", "notin", "exists", "!"]);
+ * ```
  */
 export type Operator =
   | "="
@@ -39,6 +59,17 @@ export type Operator =
  * One clause of a selector (apimachinery `labels.Requirement`): a key, an
  * operator and its values (sorted, without duplicates; empty for `exists`
  * and `!`).
+ *
+ * @example Read a selector clause by clause
+ * ```ts
+ * import { parseSelector, type Requirement } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const [req]: readonly Requirement[] = parseSelector("env in (prod,dev)").requirements();
+ * assert.equal(req.key, "env");
+ * assert.equal(req.operator, "in");
+ * assert.deepEqual(req.values, ["dev", "prod"]); // sorted
+ * ```
  */
 export interface Requirement {
   /** The label key. */

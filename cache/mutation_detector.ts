@@ -116,7 +116,24 @@ export interface MutationDetector {
   run(signal: AbortSignal): Promise<void>;
 }
 
-/** Options of {@link newCacheMutationDetector}. */
+/**
+ * Options of {@link newCacheMutationDetector}.
+ *
+ * @example Enable the detector for one cache
+ * ```ts
+ * import { CacheMutationError, newCacheMutationDetector, type MutationDetectorOptions } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const errors: CacheMutationError[] = [];
+ * const opts: MutationDetectorOptions = { enabled: true, onMutation: (err) => void errors.push(err) };
+ * const detector = newCacheMutationDetector("secrets", opts);
+ * const secret = { metadata: { name: "a" }, data: { k: "djE=" } };
+ * detector.addObject(secret);
+ * secret.data.k = "djI=";
+ * await detector.run(AbortSignal.abort()); // compares once, then stops
+ * assert.equal(errors.length, 1);
+ * ```
+ */
 export interface MutationDetectorOptions {
   /** Force on or off; default: {@link isCacheMutationDetectorEnabled}. */
   enabled?: boolean;

@@ -161,7 +161,22 @@ export class IndexFunctionError extends Error {
 /** indexed value → keys of the objects filed under it */
 type Index = Map<string, Set<string>>;
 
-/** Options of {@link newThreadSafeStore}. */
+/**
+ * Options of {@link newThreadSafeStore}.
+ *
+ * @example Hear about a failing index function
+ * ```ts
+ * import { newThreadSafeStore, type ThreadSafeStoreOptions } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const failures: string[] = [];
+ * const opts: ThreadSafeStoreOptions = { errorHandler: (err) => failures.push(err.indexName) };
+ * const store = newThreadSafeStore<{ tags?: string[] }>({ byTag: (o) => o.tags!.slice() }, opts);
+ * store.add("a", {}); // no tags: the index function throws
+ * assert.deepEqual(failures, ["byTag"]);
+ * assert.deepEqual(store.listKeys(), ["a"]);
+ * ```
+ */
 export interface ThreadSafeStoreOptions {
   /**
    * Told about each index function that threw during a write (the object is

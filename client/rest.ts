@@ -27,7 +27,21 @@ import { concat, parseJson, readList } from "./list_decoder.ts";
 
 // ---- KubeClient ----
 
-/** Options of a {@link KubeClient}. */
+/**
+ * Options of a {@link KubeClient}.
+ *
+ * @example A client with a short idle timeout and its own User-Agent
+ * ```ts
+ * import { KubeClient, KubeConfig, type KubeClientOptions, Namespaces } from "@kubecache/core";
+ * import { FakeApiServer } from "@kubecache/core/testing";
+ * import assert from "node:assert/strict";
+ *
+ * await using server = await FakeApiServer.start();
+ * const opts: KubeClientOptions = { timeoutMs: 5_000, userAgent: "my-controller/1.0" };
+ * await using client = new KubeClient(KubeConfig.fromOptions({ server: server.url }), opts);
+ * assert.equal((await client.list(Namespaces)).items.length, 4);
+ * ```
+ */
 export interface KubeClientOptions {
   /**
    * Default idle time limit of one request in ms: the longest wait for the
@@ -50,7 +64,19 @@ export interface KubeClientOptions {
   onWarning?: (message: string) => void;
 }
 
-/** Per-call options every {@link KubeClient} method takes. */
+/**
+ * Per-call options every {@link KubeClient} method takes.
+ *
+ * @example Abort a request
+ * ```ts
+ * import { type CallOptions, ConfigMaps, KubeClient, KubeConfig } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * await using client = new KubeClient(KubeConfig.fromOptions({ server: "http://127.0.0.1:1" }));
+ * const opts: CallOptions = { signal: AbortSignal.abort(new Error("stopped")), timeoutMs: 1_000 };
+ * await assert.rejects(client.get(ConfigMaps, "a", opts), /stopped/);
+ * ```
+ */
 export interface CallOptions {
   /** Aborts the request; the call rejects with `signal.reason`. */
   signal?: AbortSignal;
@@ -58,19 +84,66 @@ export interface CallOptions {
   timeoutMs?: number;
 }
 
-/** Options of {@link KubeClient.get}. */
+/**
+ * Options of {@link KubeClient.get}.
+ *
+ * @example Get one object from a namespace
+ * ```ts
+ * import { ConfigMaps, type GetOptions, KubeClient, KubeConfig } from "@kubecache/core";
+ * import { FakeApiServer } from "@kubecache/core/testing";
+ * import assert from "node:assert/strict";
+ *
+ * await using server = await FakeApiServer.start();
+ * await using client = new KubeClient(KubeConfig.fromOptions({ server: server.url }));
+ * server.create(ConfigMaps, { metadata: { name: "a", namespace: "team-a" } });
+ * const opts: GetOptions = { namespace: "team-a" };
+ * assert.equal((await client.get(ConfigMaps, "a", opts)).metadata.namespace, "team-a");
+ * ```
+ */
 export interface GetOptions extends CallOptions {
   /** Namespace of a namespaced object; default the config's namespace. */
   namespace?: string;
 }
 
-/** Options of {@link KubeClient.list} and {@link KubeClient.watch}. */
+/**
+ * Options of {@link KubeClient.list} and {@link KubeClient.watch}.
+ *
+ * @example One labelled page
+ * ```ts
+ * import { ConfigMaps, KubeClient, KubeConfig, type ListCallOptions } from "@kubecache/core";
+ * import { FakeApiServer } from "@kubecache/core/testing";
+ * import assert from "node:assert/strict";
+ *
+ * await using server = await FakeApiServer.start();
+ * await using client = new KubeClient(KubeConfig.fromOptions({ server: server.url }));
+ * server.create(ConfigMaps, { metadata: { name: "a", namespace: "default", labels: { app: "web" } } });
+ * server.create(ConfigMaps, { metadata: { name: "b", namespace: "default" } });
+ * const opts: ListCallOptions = { namespace: "default", labelSelector: "app=web", limit: 10, timeoutMs: 5_000 };
+ * assert.deepEqual((await client.list(ConfigMaps, opts)).items.map((cm) => cm.metadata.name), ["a"]);
+ * ```
+ */
 export interface ListCallOptions extends ResourceRequestOptions {
   /** Idle time limit in ms, overriding the client's `timeoutMs`. */
   timeoutMs?: number;
 }
 
-/** Options of {@link KubeClient.create} and {@link KubeClient.update}. */
+/**
+ * Options of {@link KubeClient.create} and {@link KubeClient.update}.
+ *
+ * @example A dry run
+ * ```ts
+ * import { ConfigMaps, KubeClient, KubeConfig, type WriteOptions } from "@kubecache/core";
+ * import { FakeApiServer } from "@kubecache/core/testing";
+ * import assert from "node:assert/strict";
+ *
+ * await using server = await FakeApiServer.start();
+ * await using client = new KubeClient(KubeConfig.fromOptions({ server: server.url }));
+ * const opts: WriteOptions = { namespace: "default", dryRun: true, fieldManager: "my-controller" };
+ * const created = await client.create(ConfigMaps, { metadata: { name: "a" } }, opts);
+ * assert.equal(created.metadata.name, "a");
+ * assert.equal(server.list(ConfigMaps).length, 0); // validated, not stored
+ * ```
+ */
 export interface WriteOptions extends CallOptions {
   /** Namespace; default the object's `metadata.namespace`, then the config's namespace. */
   namespace?: string;
@@ -99,7 +172,27 @@ export interface WriteOptions extends CallOptions {
  */
 export type PatchType = "merge" | "json" | "strategic" | "apply";
 
-/** Options of {@link KubeClient.patch}. */
+/**
+ * Options of {@link KubeClient.patch}.
+ *
+ * @example Server-side apply
+ * ```ts
+ * import { ConfigMaps, KubeClient, KubeConfig, type PatchOptions } from "@kubecache/core";
+ * import { FakeApiServer } from "@kubecache/core/testing";
+ * import assert from "node:assert/strict";
+ *
+ * await using server = await FakeApiServer.start();
+ * await using client = new KubeClient(KubeConfig.fromOptions({ server: server.url }));
+ * const opts: PatchOptions = { namespace: "default", patchType: "apply", fieldManager: "my-controller", force: true };
+ * const applied = await client.patch(ConfigMaps, "a", {
+ *   apiVersion: "v1",
+ *   kind: "ConfigMap",
+ *   metadata: { name: "a", namespace: "default" },
+ *   data: { k: "v" },
+ * }, opts);
+ * assert.deepEqual(applied.data, { k: "v" });
+ * ```
+ */
 export interface PatchOptions extends CallOptions {
   /** `merge` (RFC 7386), `json` (RFC 6902), `strategic` (built-in types only) or `apply` (server-side apply). */
   patchType: PatchType;
@@ -113,7 +206,28 @@ export interface PatchOptions extends CallOptions {
   force?: boolean;
 }
 
-/** Options of {@link KubeClient.delete} (apimachinery `metav1.DeleteOptions`). */
+/**
+ * Options of {@link KubeClient.delete} (apimachinery `metav1.DeleteOptions`).
+ *
+ * @example Delete only the object you read
+ * ```ts
+ * import { ConfigMaps, type DeleteOptions, isConflict, KubeClient, KubeConfig } from "@kubecache/core";
+ * import { FakeApiServer } from "@kubecache/core/testing";
+ * import assert from "node:assert/strict";
+ *
+ * await using server = await FakeApiServer.start();
+ * await using client = new KubeClient(KubeConfig.fromOptions({ server: server.url }));
+ * const cm = server.create(ConfigMaps, { metadata: { name: "a", namespace: "default" } });
+ * const stale: DeleteOptions = { namespace: "default", preconditions: { resourceVersion: "1" } };
+ * await assert.rejects(client.delete(ConfigMaps, "a", stale), isConflict);
+ * await client.delete(ConfigMaps, "a", {
+ *   namespace: "default",
+ *   preconditions: { uid: cm.metadata.uid, resourceVersion: cm.metadata.resourceVersion },
+ *   propagationPolicy: "Background",
+ * });
+ * assert.equal(server.list(ConfigMaps).length, 0);
+ * ```
+ */
 export interface DeleteOptions extends CallOptions {
   /** Namespace of a namespaced object; default the config's namespace. */
   namespace?: string;

@@ -25,10 +25,31 @@ const INITIAL_EVENTS_END = "k8s.io/initial-events-end";
  * ADDED then the end-of-initial-events BOOKMARK (a 1.27+ server);
  * `"rejected"` answers 422 Invalid (a 1.24 server); `"ignored"` treats it
  * as a plain watch (a server that drops unknown parameters).
+ *
+ * @example The three kinds of server
+ * ```ts
+ * import type { FakeWatchListMode } from "@kubecache/core/testing";
+ * import assert from "node:assert/strict";
+ *
+ * const modes: FakeWatchListMode[] = ["supported", "rejected", "ignored"];
+ * assert.equal(modes.length, 3);
+ * ```
  */
 export type FakeWatchListMode = "supported" | "rejected" | "ignored";
 
-/** Options of {@link FakeControllerSource}. */
+/**
+ * Options of {@link FakeControllerSource}.
+ *
+ * @example A source that refuses watch-lists
+ * ```ts
+ * import { FakeControllerSource, type FakeControllerSourceOptions } from "@kubecache/core/testing";
+ * import assert from "node:assert/strict";
+ *
+ * const opts: FakeControllerSourceOptions = { watchList: "rejected" };
+ * const source = new FakeControllerSource(opts);
+ * await assert.rejects(source.watch({ sendInitialEvents: true, resourceVersionMatch: "NotOlderThan" }));
+ * ```
+ */
 export interface FakeControllerSourceOptions {
   /** Watch-list behaviour. @default {"supported"} */
   watchList?: FakeWatchListMode;

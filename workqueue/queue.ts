@@ -35,7 +35,20 @@ export interface WorkQueueOptions {
   clock?: Clock;
 }
 
-/** Options of {@link WorkQueue.get}. */
+/**
+ * Options of {@link WorkQueue.get}.
+ *
+ * @example Stop waiting for work
+ * ```ts
+ * import { type QueueGetOptions, WorkQueue } from "@kubecache/core/workqueue";
+ * import assert from "node:assert/strict";
+ *
+ * const queue = new WorkQueue<string>();
+ * const opts: QueueGetOptions = { signal: AbortSignal.abort(new Error("stopping")) };
+ * await assert.rejects(queue.get(opts), /stopping/);
+ * queue.shutDown();
+ * ```
+ */
 export interface QueueGetOptions {
   /**
    * Stop waiting: `get` rejects with `signal.reason` and hands out nothing.

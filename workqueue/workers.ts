@@ -14,13 +14,56 @@ import type { RateLimitingQueue } from "./rate_limiting_queue.ts";
  * long reconcile should pass it on (to `fetch`, `client.get`, ...).
  *
  * @typeParam T the item type
+ *
+ * @example A reconcile function
+ * ```ts
+ * import { type Reconcile } from "@kubecache/core/workqueue";
+ * import assert from "node:assert/strict";
+ *
+ * const done: string[] = [];
+ * const reconcile: Reconcile<string> = async (key, signal) => {
+ *   signal.throwIfAborted(); // a long reconcile should stop when asked
+ *   done.push(key);
+ * };
+ * await reconcile("default/a", new AbortController().signal);
+ * assert.deepEqual(done, ["default/a"]);
+ * ```
  */
 export type Reconcile<T> = (
   item: T,
   signal: AbortSignal,
 ) => void | Promise<void>;
 
-/** Options of {@link runWorkers}. */
+/**
+ * Options of {@link runWorkers}.
+ *
+ * @example Give up after three tries
+ * ```ts
+ * import { RateLimitingQueue, runWorkers, type RunWorkersOptions } from "@kubecache/core/workqueue";
+ * import { FakeClock } from "@kubecache/core/testing";
+ * import assert from "node:assert/strict";
+ *
+ * const clock = new FakeClock();
+ * const queue = new RateLimitingQueue<string>(undefined, { clock });
+ * const stop = new AbortController();
+ * const gaveUp = Promise.withResolvers<string>();
+ * const opts: RunWorkersOptions<string> = {
+ *   maxRetries: 3,
+ *   onError: (err, key) => {
+ *     if (queue.numRequeues(key) >= 3) gaveUp.resolve(`${key}: ${(err as Error).message}`);
+ *   },
+ * };
+ * queue.add("default/broken");
+ * const workers = runWorkers(queue, 1, () => {
+ *   throw new Error("always fails");
+ * }, stop.signal, opts);
+ * while (!(await Promise.race([gaveUp.promise.then(() => true), clock.step(1_000).then(() => false)])));
+ * assert.equal(await gaveUp.promise, "default/broken: always fails");
+ * stop.abort();
+ * await workers;
+ * queue.shutDown();
+ * ```
+ */
 export interface RunWorkersOptions<T> {
   /**
    * Told of every failed reconcile (client-go `utilruntime.HandleError`),
