@@ -46,7 +46,19 @@ export interface LabelSelector {
   }[];
 }
 
-/** A status condition (core/v1 `PodCondition`, `NodeCondition`, `metav1.Condition`, ...). */
+/**
+ * A status condition (core/v1 `PodCondition`, `NodeCondition`, `metav1.Condition`, ...).
+ *
+ * @example Read a condition
+ * ```ts
+ * import type { Condition } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const conditions: Condition[] = [{ type: "Ready", status: "True", reason: "KubeletReady" }];
+ * const ready = conditions.find((c) => c.type === "Ready")?.status === "True";
+ * assert.equal(ready, true);
+ * ```
+ */
 export interface Condition {
   /** Condition type, e.g. `"Ready"`. */
   type: string;
@@ -62,7 +74,18 @@ export interface Condition {
   [field: string]: unknown;
 }
 
-/** A container of a pod (core/v1 `Container`). */
+/**
+ * A container of a pod (core/v1 `Container`).
+ *
+ * @example The images of a pod
+ * ```ts
+ * import type { Container } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const containers: Container[] = [{ name: "web", image: "nginx:1.27", ports: [{ containerPort: 80 }] }];
+ * assert.deepEqual(containers.map((c) => c.image), ["nginx:1.27"]);
+ * ```
+ */
 export interface Container {
   /** Container name, unique within the pod. */
   name: string;
@@ -90,7 +113,18 @@ export interface Container {
   [field: string]: unknown;
 }
 
-/** The state of a container (core/v1 `ContainerState`); one key is set. */
+/**
+ * The state of a container (core/v1 `ContainerState`); one key is set.
+ *
+ * @example Why a container is not running
+ * ```ts
+ * import type { ContainerState } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const why = (s: ContainerState) => s.running ? "Running" : s.waiting?.reason ?? s.terminated?.reason ?? "Unknown";
+ * assert.equal(why({ waiting: { reason: "CrashLoopBackOff" } }), "CrashLoopBackOff");
+ * ```
+ */
 export interface ContainerState {
   /** Running since `startedAt` (RFC 3339). */
   running?: { startedAt?: string };
@@ -107,7 +141,21 @@ export interface ContainerState {
   };
 }
 
-/** The status of one container of a pod (core/v1 `ContainerStatus`). */
+/**
+ * The status of one container of a pod (core/v1 `ContainerStatus`).
+ *
+ * @example Count restarts
+ * ```ts
+ * import type { ContainerStatus } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const statuses: ContainerStatus[] = [
+ *   { name: "web", ready: true, restartCount: 2 },
+ *   { name: "sidecar", ready: true, restartCount: 1 },
+ * ];
+ * assert.equal(statuses.reduce((n, s) => n + s.restartCount, 0), 3);
+ * ```
+ */
 export interface ContainerStatus {
   /** Container name. */
   name: string;
@@ -123,7 +171,21 @@ export interface ContainerStatus {
   [field: string]: unknown;
 }
 
-/** A pod template (core/v1 `PodTemplateSpec`), as in workload specs. */
+/**
+ * A pod template (core/v1 `PodTemplateSpec`), as in workload specs.
+ *
+ * @example The pods a workload makes
+ * ```ts
+ * import type { PodTemplateSpec } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const template: PodTemplateSpec = {
+ *   metadata: { labels: { app: "web" } },
+ *   spec: { containers: [{ name: "web", image: "nginx" }] },
+ * };
+ * assert.equal(template.metadata?.labels?.app, "web");
+ * ```
+ */
 export interface PodTemplateSpec {
   /** Labels and annotations of the created pods. */
   metadata?: ObjectMeta;
@@ -131,7 +193,19 @@ export interface PodTemplateSpec {
   spec?: PodSpec;
 }
 
-/** The desired state of a pod (core/v1 `PodSpec`). */
+/**
+ * The desired state of a pod (core/v1 `PodSpec`).
+ *
+ * @example Index pods by node
+ * ```ts
+ * import type { IndexFunc, Pod, PodSpec } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const spec: PodSpec = { nodeName: "node-a", containers: [{ name: "web" }] };
+ * const byNode: IndexFunc<Pod> = (pod) => pod.spec?.nodeName ? [pod.spec.nodeName] : [];
+ * assert.deepEqual(byNode({ metadata: { name: "web-1" }, spec }), ["node-a"]);
+ * ```
+ */
 export interface PodSpec {
   /** Node the pod is bound to; unset while pending scheduling. */
   nodeName?: string;
@@ -149,7 +223,18 @@ export interface PodSpec {
   [field: string]: unknown;
 }
 
-/** The observed state of a pod (core/v1 `PodStatus`). */
+/**
+ * The observed state of a pod (core/v1 `PodStatus`).
+ *
+ * @example Is a pod running?
+ * ```ts
+ * import type { PodStatus } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const status: PodStatus = { phase: "Running", podIP: "10.0.0.5" };
+ * assert.equal(status.phase === "Running" && status.podIP !== undefined, true);
+ * ```
+ */
 export interface PodStatus {
   /** `"Pending"`, `"Running"`, `"Succeeded"`, `"Failed"` or `"Unknown"`. */
   phase?: string;
@@ -169,7 +254,20 @@ export interface PodStatus {
   [field: string]: unknown;
 }
 
-/** core/v1 Pod. */
+/**
+ * core/v1 Pod.
+ *
+ * @example Pods of a node, from a lister
+ * ```ts
+ * import { metaNamespaceKeyFunc, newGenericLister, newIndexer, type Pod } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const indexer = newIndexer<Pod>(metaNamespaceKeyFunc, {});
+ * indexer.add({ metadata: { name: "web-1", namespace: "default" }, spec: { nodeName: "node-a" }, status: { phase: "Running" } });
+ * const onNodeA = newGenericLister(indexer).list().filter((p) => p.spec?.nodeName === "node-a");
+ * assert.equal(onNodeA.length, 1);
+ * ```
+ */
 export interface Pod extends KubeObject {
   /** Desired state. */
   spec?: PodSpec;
@@ -177,7 +275,18 @@ export interface Pod extends KubeObject {
   status?: PodStatus;
 }
 
-/** core/v1 ConfigMap. */
+/**
+ * core/v1 ConfigMap.
+ *
+ * @example Read a setting
+ * ```ts
+ * import type { ConfigMap } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const cm: ConfigMap = { metadata: { name: "settings", namespace: "default" }, data: { color: "blue" } };
+ * assert.equal(cm.data?.color, "blue");
+ * ```
+ */
 export interface ConfigMap extends KubeObject {
   /** UTF-8 entries. */
   data?: Record<string, string>;
@@ -187,7 +296,18 @@ export interface ConfigMap extends KubeObject {
   immutable?: boolean;
 }
 
-/** core/v1 Secret. */
+/**
+ * core/v1 Secret.
+ *
+ * @example Decode a secret value
+ * ```ts
+ * import type { Secret } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const secret: Secret = { metadata: { name: "db" }, type: "Opaque", data: { password: btoa("hunter2") } };
+ * assert.equal(atob(secret.data!.password), "hunter2");
+ * ```
+ */
 export interface Secret extends KubeObject {
   /** Secret type, e.g. `"Opaque"` or `"kubernetes.io/tls"`. */
   type?: string;
@@ -199,7 +319,18 @@ export interface Secret extends KubeObject {
   immutable?: boolean;
 }
 
-/** core/v1 Service. */
+/**
+ * core/v1 Service.
+ *
+ * @example The pods a service selects
+ * ```ts
+ * import { selectorFromSet, type Service } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const svc: Service = { metadata: { name: "web" }, spec: { type: "ClusterIP", selector: { app: "web" } } };
+ * assert.equal(selectorFromSet(svc.spec!.selector!).matches({ app: "web", tier: "frontend" }), true);
+ * ```
+ */
 export interface Service extends KubeObject {
   /** Desired state. */
   spec?: {
@@ -225,7 +356,18 @@ export interface Service extends KubeObject {
   status?: { [field: string]: unknown };
 }
 
-/** core/v1 Namespace. */
+/**
+ * core/v1 Namespace.
+ *
+ * @example Is a namespace going away?
+ * ```ts
+ * import type { Namespace } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const ns: Namespace = { metadata: { name: "team-a" }, status: { phase: "Terminating" } };
+ * assert.equal(ns.status?.phase, "Terminating");
+ * ```
+ */
 export interface Namespace extends KubeObject {
   /** Observed state. */
   status?: {
@@ -236,7 +378,21 @@ export interface Namespace extends KubeObject {
   };
 }
 
-/** core/v1 Node. */
+/**
+ * core/v1 Node.
+ *
+ * @example Is a node ready?
+ * ```ts
+ * import type { Node } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const node: Node = {
+ *   metadata: { name: "node-a" },
+ *   status: { conditions: [{ type: "Ready", status: "True" }], addresses: [{ type: "InternalIP", address: "10.0.0.1" }] },
+ * };
+ * assert.equal(node.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True"), true);
+ * ```
+ */
 export interface Node extends KubeObject {
   /** Desired state. */
   spec?: {
@@ -271,7 +427,25 @@ export interface Node extends KubeObject {
   };
 }
 
-/** apps/v1 Deployment. */
+/**
+ * apps/v1 Deployment.
+ *
+ * @example Is a deployment rolled out?
+ * ```ts
+ * import type { Deployment } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const rolledOut = (d: Deployment) =>
+ *   (d.status?.observedGeneration ?? 0) >= (d.metadata.generation ?? 0) &&
+ *   d.status?.updatedReplicas === d.spec?.replicas && d.status?.availableReplicas === d.spec?.replicas;
+ * const web: Deployment = {
+ *   metadata: { name: "web", generation: 2 },
+ *   spec: { replicas: 3 },
+ *   status: { observedGeneration: 2, updatedReplicas: 3, availableReplicas: 3 },
+ * };
+ * assert.equal(rolledOut(web), true);
+ * ```
+ */
 export interface Deployment extends KubeObject {
   /** Desired state. */
   spec?: {
@@ -303,7 +477,18 @@ export interface Deployment extends KubeObject {
   };
 }
 
-/** apps/v1 ReplicaSet. */
+/**
+ * apps/v1 ReplicaSet.
+ *
+ * @example Ready replicas
+ * ```ts
+ * import type { ReplicaSet } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const rs: ReplicaSet = { metadata: { name: "web-6d4b" }, spec: { replicas: 2 }, status: { replicas: 2, readyReplicas: 1 } };
+ * assert.equal(`${rs.status?.readyReplicas ?? 0}/${rs.spec?.replicas}`, "1/2");
+ * ```
+ */
 export interface ReplicaSet extends KubeObject {
   /** Desired state. */
   spec?: {
@@ -329,7 +514,18 @@ export interface ReplicaSet extends KubeObject {
   };
 }
 
-/** apps/v1 StatefulSet. */
+/**
+ * apps/v1 StatefulSet.
+ *
+ * @example Its headless service
+ * ```ts
+ * import type { StatefulSet } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const sts: StatefulSet = { metadata: { name: "db" }, spec: { replicas: 3, serviceName: "db-headless" } };
+ * assert.equal(sts.spec?.serviceName, "db-headless");
+ * ```
+ */
 export interface StatefulSet extends KubeObject {
   /** Desired state. */
   spec?: {
@@ -359,7 +555,18 @@ export interface StatefulSet extends KubeObject {
   };
 }
 
-/** apps/v1 DaemonSet. */
+/**
+ * apps/v1 DaemonSet.
+ *
+ * @example Scheduled everywhere?
+ * ```ts
+ * import type { DaemonSet } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const ds: DaemonSet = { metadata: { name: "agent" }, status: { desiredNumberScheduled: 3, numberReady: 3 } };
+ * assert.equal(ds.status?.numberReady === ds.status?.desiredNumberScheduled, true);
+ * ```
+ */
 export interface DaemonSet extends KubeObject {
   /** Desired state. */
   spec?: {
@@ -385,7 +592,18 @@ export interface DaemonSet extends KubeObject {
   };
 }
 
-/** batch/v1 Job. */
+/**
+ * batch/v1 Job.
+ *
+ * @example Did a job finish?
+ * ```ts
+ * import type { Job } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const job: Job = { metadata: { name: "report" }, status: { succeeded: 1, conditions: [{ type: "Complete", status: "True" }] } };
+ * assert.equal(job.status?.conditions?.some((c) => c.type === "Complete" && c.status === "True"), true);
+ * ```
+ */
 export interface Job extends KubeObject {
   /** Desired state. */
   spec?: {
@@ -419,7 +637,18 @@ export interface Job extends KubeObject {
   };
 }
 
-/** batch/v1 CronJob. */
+/**
+ * batch/v1 CronJob.
+ *
+ * @example Its schedule
+ * ```ts
+ * import type { CronJob } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const cj: CronJob = { metadata: { name: "nightly" }, spec: { schedule: "0 3 * * *", suspend: false } };
+ * assert.equal(cj.spec?.schedule, "0 3 * * *");
+ * ```
+ */
 export interface CronJob extends KubeObject {
   /** Desired state. */
   spec?: {
@@ -446,6 +675,21 @@ export interface CronJob extends KubeObject {
 /**
  * core/v1 Event (named `KubeEvent` so it does not shadow the global DOM
  * `Event` where it is imported).
+ *
+ * @example What an event is about
+ * ```ts
+ * import type { KubeEvent } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const ev: KubeEvent = {
+ *   metadata: { name: "web-1.17a" },
+ *   involvedObject: { kind: "Pod", namespace: "default", name: "web-1" },
+ *   reason: "BackOff",
+ *   type: "Warning",
+ *   count: 4,
+ * };
+ * assert.equal(`${ev.involvedObject?.kind}/${ev.involvedObject?.name}: ${ev.reason}`, "Pod/web-1: BackOff");
+ * ```
  */
 export interface KubeEvent extends KubeObject {
   /** The object the event is about. */
@@ -472,7 +716,21 @@ export interface KubeEvent extends KubeObject {
   source?: { component?: string; host?: string };
 }
 
-/** coordination.k8s.io/v1 Lease (leader election, node heartbeats). */
+/**
+ * coordination.k8s.io/v1 Lease (leader election, node heartbeats).
+ *
+ * @example Who holds a lock
+ * ```ts
+ * import type { Lease } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const lease: Lease = {
+ *   metadata: { name: "my-controller", namespace: "kube-system" },
+ *   spec: { holderIdentity: "pod-1", leaseDurationSeconds: 15, renewTime: "2026-01-01T00:00:02.000000Z" },
+ * };
+ * assert.equal(lease.spec?.holderIdentity, "pod-1");
+ * ```
+ */
 export interface Lease extends KubeObject {
   /** Desired state. */
   spec?: {
