@@ -52,7 +52,30 @@ export { describeError, type ErrorContext } from "./_cli/errors.ts";
 /** Objects per list page, as `kubectl get` asks for. */
 const PAGE_SIZE = 500;
 
-/** Where {@link main} writes and what stops it; every field has a default. */
+/**
+ * Where {@link main} writes and what stops it; every field has a default.
+ *
+ * @example Run the CLI in-process against a FakeApiServer
+ * ```ts
+ * import { type CliOptions, main } from "@kubecache/core/cli";
+ * import { ConfigMaps } from "@kubecache/core";
+ * import { FakeApiServer } from "@kubecache/core/testing";
+ * import assert from "node:assert/strict";
+ *
+ * await using server = await FakeApiServer.start();
+ * server.create(ConfigMaps, { metadata: { name: "settings", namespace: "default" } });
+ * const stop = new AbortController();
+ * const lines: string[] = [];
+ * const opts: CliOptions = {
+ *   stdout: (line) => void lines.push(line),
+ *   stderr: () => {},
+ *   signal: stop.signal,
+ *   onSynced: () => stop.abort(),
+ * };
+ * assert.equal(await main(["watch", "cm", "-s", server.url], opts), 0);
+ * assert.match(lines.join("\n"), /settings/);
+ * ```
+ */
 export interface CliOptions {
   /** Writes one line of output. Default: stdout. */
   stdout?: (line: string) => void;

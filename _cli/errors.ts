@@ -10,7 +10,20 @@ import { StatusError } from "../api/errors.ts";
 import { RequestTimeoutError } from "../client/rest.ts";
 import { UnknownResourceError } from "../client/discovery.ts";
 
-/** What an error message can mention. */
+/**
+ * What an error message can mention.
+ *
+ * @example Name the server and the user
+ * ```ts
+ * import { describeError, type ErrorContext } from "@kubecache/core/cli";
+ * import { StatusError } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const ctx: ErrorContext = { server: "https://10.0.0.1:6443", user: "alice", action: "list pods" };
+ * const text = describeError(StatusError.fromStatus({ code: 401, reason: "Unauthorized", message: "Unauthorized" }), ctx);
+ * assert.match(text, /alice/);
+ * ```
+ */
 export interface ErrorContext {
   /** The API server URL. */
   server?: string;

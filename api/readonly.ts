@@ -34,6 +34,17 @@ export type DeepReadonly<T> = T extends (...args: never[]) => unknown ? T
  * {@link deepCopy}. `DeepMutable<DeepReadonly<Pod>>` is assignable to `Pod`.
  *
  * @typeParam T the (read-only) object type
+ *
+ * @example Change a copy of a cached object
+ * ```ts
+ * import { deepCopy, type DeepMutable, type DeepReadonly, type Pod } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const cached: DeepReadonly<Pod> = { metadata: { name: "web", labels: { app: "web" } } };
+ * const copy: DeepMutable<DeepReadonly<Pod>> = deepCopy(cached);
+ * copy.metadata.labels!.app = "db"; // allowed on the copy
+ * assert.equal(cached.metadata.labels?.app, "web");
+ * ```
  */
 export type DeepMutable<T> = T extends (...args: never[]) => unknown ? T
   : T extends object ? { -readonly [K in keyof T]: DeepMutable<T[K]> }

@@ -149,6 +149,17 @@ export interface SharedIndexInformerOptions<T extends KubeObject> {
  * `resourceVersion` or newer (any version when it is left out).
  *
  * @typeParam T the object type
+ *
+ * @example Wait for a version, or for a predicate
+ * ```ts
+ * import type { ConfigMap, WaitForCondition } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const byVersion: WaitForCondition<ConfigMap> = { key: "default/settings", resourceVersion: "42" };
+ * const byContent: WaitForCondition<ConfigMap> = (cm) => cm.data?.color === "blue";
+ * assert.equal(typeof byContent === "function" && byContent({ metadata: {}, data: { color: "blue" } }), true);
+ * assert.equal("key" in byVersion && byVersion.key, "default/settings");
+ * ```
  */
 export type WaitForCondition<T> =
   | ((obj: DeepReadonly<T>) => boolean)

@@ -61,6 +61,18 @@ export interface ReflectorStore<T> {
  * happening now, `reset()` starts over. The default is 800 ms doubling to
  * 30 s, each delay drawn from [d, 2d), back to 800 ms after 2 min without
  * failure (client-go's Reflector `backoffManager`).
+ *
+ * @example A fixed delay
+ * ```ts
+ * import { type BackoffPolicy, metaNamespaceKeyFunc, newStore, Reflector } from "@kubecache/core";
+ * import { FakeControllerSource } from "@kubecache/core/testing";
+ * import assert from "node:assert/strict";
+ *
+ * const fixed: BackoffPolicy = { next: () => 5_000, reset: () => {} };
+ * const reflector = new Reflector(new FakeControllerSource(), newStore(metaNamespaceKeyFunc), { backoff: fixed });
+ * assert.equal(fixed.next(), 5_000);
+ * void reflector;
+ * ```
  */
 export interface BackoffPolicy {
   /** The delay in milliseconds to wait after a failure happening now. */

@@ -131,6 +131,23 @@ export class FilteringResourceEventHandler<T extends KubeObject>
  * Everything a {@link Controller} needs (client-go `cache.Config`).
  *
  * @typeParam T the object type
+ *
+ * @example The parts of a Controller
+ * ```ts
+ * import { type ControllerConfig, DeltaFIFO, type KubeObject, metaNamespaceKeyFunc } from "@kubecache/core";
+ * import { FakeClock, FakeControllerSource } from "@kubecache/core/testing";
+ * import assert from "node:assert/strict";
+ *
+ * const config: ControllerConfig<KubeObject> = {
+ *   queue: new DeltaFIFO({ keyFunction: metaNamespaceKeyFunc }),
+ *   listerWatcher: new FakeControllerSource(),
+ *   process: () => {},
+ *   fullResyncPeriod: 0,
+ *   clock: new FakeClock(),
+ *   name: "configmaps",
+ * };
+ * assert.equal(config.name, "configmaps");
+ * ```
  */
 export interface ControllerConfig<T extends KubeObject> {
   /** The queue the Reflector fills and the controller pops: a DeltaFIFO. */
@@ -316,7 +333,20 @@ export class Controller<T extends KubeObject> {
   }
 }
 
-/** Options of {@link newInformer} and {@link newIndexerInformer}. */
+/**
+ * Options of {@link newInformer} and {@link newIndexerInformer}.
+ *
+ * @example Options of newInformer
+ * ```ts
+ * import { type InformerOptions, type KubeObject, newInformer, stripManagedFields } from "@kubecache/core";
+ * import { FakeClock, FakeControllerSource } from "@kubecache/core/testing";
+ * import assert from "node:assert/strict";
+ *
+ * const opts: InformerOptions<KubeObject> = { resyncPeriod: 0, transform: stripManagedFields, clock: new FakeClock(), name: "pods" };
+ * const { store } = newInformer(new FakeControllerSource(), {}, opts);
+ * assert.deepEqual(store.list(), []); // filled once the controller runs
+ * ```
+ */
 export interface InformerOptions<T extends KubeObject> {
   /**
    * Resync period (ms): every period each cached object is delivered again

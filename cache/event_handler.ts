@@ -84,6 +84,30 @@ export interface ResourceEventHandler<T> {
 
 /**
  * What an {@link ErrorHandler} is told besides the error.
+ *
+ * @example Which handler failed
+ * ```ts
+ * import { type InformerErrorContext, type KubeObject, newSharedIndexInformer, waitForCacheSync } from "@kubecache/core";
+ * import { FakeControllerSource } from "@kubecache/core/testing";
+ * import assert from "node:assert/strict";
+ *
+ * const source = new FakeControllerSource<KubeObject>();
+ * source.add({ metadata: { namespace: "default", name: "a" } });
+ * const reported = Promise.withResolvers<InformerErrorContext>();
+ * const informer = newSharedIndexInformer(source, { errorHandler: (_err, ctx) => reported.resolve(ctx) });
+ * informer.addEventHandler({
+ *   onAdd: () => {
+ *     throw new Error("bug in a handler");
+ *   },
+ * });
+ * const stop = new AbortController();
+ * const running = informer.run(stop.signal);
+ * const ctx = await reported.promise;
+ * assert.equal(ctx.source, "handler");
+ * assert.equal(ctx.notification, "add");
+ * stop.abort();
+ * await running;
+ * ```
  */
 export interface InformerErrorContext {
   /** Name of the reporting informer (its `name` option; default `"informer"`). */

@@ -16,6 +16,18 @@ import { NAMESPACE_INDEX } from "./index.ts";
 /**
  * What {@link listAll} reads of an object: its namespace and labels. A
  * `KubeObject` fits, and so does a `DeepReadonly` one.
+ *
+ * @example What listAll needs of an object
+ * ```ts
+ * import { type LabelledObject, listAll, newStore, parseSelector } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const store = newStore<LabelledObject & { metadata: { name: string } }>((o) => (o as { metadata: { name: string } }).metadata.name);
+ * store.add({ metadata: { name: "a", labels: { app: "web" } } });
+ * const names: string[] = [];
+ * listAll(store, parseSelector("app=web"), (o) => names.push(o.metadata.name));
+ * assert.deepEqual(names, ["a"]);
+ * ```
  */
 export interface LabelledObject {
   /** The object's metadata. */
@@ -154,6 +166,19 @@ export function listAllByNamespace<T extends LabelledObject>(
  * modify them.
  *
  * @typeParam T the object type
+ *
+ * @example One namespace of a lister
+ * ```ts
+ * import { type GenericNamespaceLister, type KubeObject, metaNamespaceKeyFunc, newGenericLister, newIndexer } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const indexer = newIndexer<KubeObject>(metaNamespaceKeyFunc, {});
+ * indexer.add({ metadata: { name: "web", namespace: "a" } });
+ * indexer.add({ metadata: { name: "db", namespace: "b" } });
+ * const teamA: GenericNamespaceLister<KubeObject> = newGenericLister(indexer).namespaced("a");
+ * assert.deepEqual(teamA.list().map((o) => o.metadata.name), ["web"]);
+ * assert.equal(teamA.get("db"), undefined);
+ * ```
  */
 export interface GenericNamespaceLister<T> {
   /**

@@ -17,6 +17,18 @@ import type { Indexer, Store } from "./store.ts";
  * (client-go `cache.MutationCache`).
  *
  * @typeParam T the object type
+ *
+ * @example Read your write before the informer sees it
+ * ```ts
+ * import { type KubeObject, metaNamespaceKeyFunc, type MutationCache, newIntegerResourceVersionMutationCache, newStore } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const informerStore = newStore<KubeObject>(metaNamespaceKeyFunc);
+ * informerStore.add({ metadata: { name: "a", resourceVersion: "4" } });
+ * const cache: MutationCache<KubeObject> = newIntegerResourceVersionMutationCache(informerStore, { ttl: 60_000 });
+ * cache.mutation({ metadata: { name: "a", resourceVersion: "5" } }); // what our update returned
+ * assert.equal(cache.getByKey("a")?.metadata.resourceVersion, "5"); // newer than the informer's
+ * ```
  */
 export interface MutationCache<T extends KubeObject> {
   /**
@@ -34,7 +46,20 @@ export interface MutationCache<T extends KubeObject> {
   mutation(obj: T): void;
 }
 
-/** Options of {@link newIntegerResourceVersionMutationCache}. */
+/**
+ * Options of {@link newIntegerResourceVersionMutationCache}.
+ *
+ * @example Keep your own writes for a minute
+ * ```ts
+ * import { type KubeObject, metaNamespaceKeyFunc, type MutationCacheOptions, newIntegerResourceVersionMutationCache, newStore } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const opts: MutationCacheOptions<KubeObject> = { ttl: 60_000, includeAdds: true, maxSize: 100 };
+ * const cache = newIntegerResourceVersionMutationCache(newStore<KubeObject>(metaNamespaceKeyFunc), opts);
+ * cache.mutation({ metadata: { name: "a", resourceVersion: "5" } });
+ * assert.equal(cache.getByKey("a")?.metadata.resourceVersion, "5");
+ * ```
+ */
 export interface MutationCacheOptions<T> {
   /** Index lookups for `byIndex`; usually the same informer's Indexer. */
   indexer?: Indexer<T>;

@@ -105,6 +105,17 @@ export class CacheMutationError extends Error {
 /**
  * Watches objects for mutation for a while after they were added
  * (client-go `cache.MutationDetector`).
+ *
+ * @example The detector an informer uses
+ * ```ts
+ * import { type MutationDetector, newCacheMutationDetector } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const detector: MutationDetector = newCacheMutationDetector("pods"); // a no-op unless enabled
+ * detector.addObject({ metadata: { name: "a" } });
+ * await detector.run(AbortSignal.abort());
+ * assert.ok(detector);
+ * ```
  */
 export interface MutationDetector {
   /** Keep a copy of `obj` to compare it against later. */

@@ -196,6 +196,17 @@ export function newIndexer<T>(
  * `deepCopy` to change it.
  *
  * @typeParam T the object type
+ *
+ * @example What getStore() hands out
+ * ```ts
+ * import { type KubeObject, newSharedIndexInformer, type ReadonlyStore } from "@kubecache/core";
+ * import { FakeControllerSource } from "@kubecache/core/testing";
+ * import assert from "node:assert/strict";
+ *
+ * const store: ReadonlyStore<KubeObject> = newSharedIndexInformer(new FakeControllerSource<KubeObject>()).getStore();
+ * assert.equal("add" in store, false); // only the informer writes
+ * assert.deepEqual(store.listKeys(), []);
+ * ```
  */
 export interface ReadonlyStore<T> {
   /** Every object, in no particular order (a new array each call). */
@@ -216,6 +227,18 @@ export interface ReadonlyStore<T> {
  * (`getIndexer()`, and listers read through it). See {@link ReadonlyStore}.
  *
  * @typeParam T the object type
+ *
+ * @example A read-only view of your own indexer
+ * ```ts
+ * import { metaNamespaceKeyFunc, newIndexer, readonlyIndexer, type ReadonlyIndexer } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const indexer = newIndexer<{ metadata: { name: string } }>(metaNamespaceKeyFunc, {});
+ * indexer.add({ metadata: { name: "a" } });
+ * const view: ReadonlyIndexer<{ metadata: { name: string } }> = readonlyIndexer(indexer);
+ * assert.equal(view.getByKey("a")?.metadata.name, "a");
+ * assert.equal(Object.isFrozen(view), true);
+ * ```
  */
 export interface ReadonlyIndexer<T> extends ReadonlyStore<T> {
   /**

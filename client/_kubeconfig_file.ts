@@ -15,6 +15,23 @@ import { parseYaml, YamlError } from "./_yaml.ts";
  * An exec credential plugin (clientcmd `api.ExecConfig`): a command that
  * prints a `client.authentication.k8s.io` `ExecCredential` with a token or
  * a client certificate.
+ *
+ * @example An exec plugin section
+ * ```ts
+ * import { type ExecConfig, KubeConfig } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const exec: ExecConfig = {
+ *   command: "gke-gcloud-auth-plugin",
+ *   args: [],
+ *   env: [],
+ *   apiVersion: "client.authentication.k8s.io/v1beta1",
+ *   provideClusterInfo: true,
+ *   interactiveMode: "IfAvailable",
+ * };
+ * const config = KubeConfig.fromOptions({ server: "https://10.0.0.1", exec });
+ * assert.equal(config.auth.exec?.command, "gke-gcloud-auth-plugin");
+ * ```
  */
 export interface ExecConfig {
   /** Command to run; a relative path with a `/` is resolved against the kubeconfig's directory. */
@@ -33,7 +50,20 @@ export interface ExecConfig {
   interactiveMode?: string;
 }
 
-/** How to authenticate; at most one of the token sources is used. */
+/**
+ * How to authenticate; at most one of the token sources is used.
+ *
+ * @example How a loaded config authenticates
+ * ```ts
+ * import { type AuthConfig, KubeConfig } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const config = KubeConfig.fromOptions({ server: "https://10.0.0.1:6443", token: "abc" });
+ * const auth: AuthConfig = config.auth;
+ * assert.equal(auth.token, "abc");
+ * assert.equal(auth.exec, undefined);
+ * ```
+ */
 export interface AuthConfig {
   /** A static bearer token. */
   token?: string;

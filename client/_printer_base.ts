@@ -8,7 +8,18 @@
 
 import type { KubeObject } from "../api/object.ts";
 
-/** A Table column definition (meta.k8s.io/v1 `TableColumnDefinition`). */
+/**
+ * A Table column definition (meta.k8s.io/v1 `TableColumnDefinition`).
+ *
+ * @example The columns kubectl shows for pods
+ * ```ts
+ * import { type PrinterColumn, printerFor } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const columns: readonly PrinterColumn[] = printerFor("", "Pod")!.columns;
+ * assert.deepEqual(columns.filter((c) => c.priority === 0).map((c) => c.name), ["Name", "Ready", "Status", "Restarts", "Age"]);
+ * ```
+ */
 export interface PrinterColumn {
   /** Column name, e.g. `"Ready"`; kubectl prints it upper-cased. */
   name: string;
@@ -26,6 +37,16 @@ export interface PrinterColumn {
  * The columns of a kind and the cells of one object, one per column. Name
  * (the column with format `name`) comes first, except for events, whose
  * Name is last and only at priority 1.
+ *
+ * @example Cells of one object
+ * ```ts
+ * import { type TableColumns, printerFor } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const cms: TableColumns = printerFor("", "ConfigMap")!;
+ * const cells = cms.cells({ metadata: { name: "a", creationTimestamp: "2026-01-01T00:00:00Z" }, data: { k: "v" } } as never, Date.parse("2026-01-01T00:00:05Z"));
+ * assert.deepEqual(cells, ["a", 1, "5s"]);
+ * ```
  */
 export interface TableColumns {
   /** The column definitions, Name first. */

@@ -13,7 +13,18 @@
 import { type Clock, realClock } from "../api/clock.ts";
 import type { ExecConfig, KubeConfig, TlsConfig } from "./config.ts";
 
-/** What one request authenticates with. */
+/**
+ * What one request authenticates with.
+ *
+ * @example What an authenticator hands the client
+ * ```ts
+ * import type { Credentials } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const bearer: Credentials = { authorization: "Bearer abc" };
+ * assert.match(bearer.authorization!, /^Bearer /);
+ * ```
+ */
 export interface Credentials {
   /** Value of the `Authorization` header, if any. */
   authorization?: string;
@@ -24,6 +35,23 @@ export interface Credentials {
 /**
  * Produces the credentials of each request (client-go's auth round
  * trippers). `KubeClient` asks before every request and reports a 401.
+ *
+ * @example A fixed header of your own
+ * ```ts
+ * import { type Authenticator, KubeClient, KubeConfig, Namespaces } from "@kubecache/core";
+ * import { FakeApiServer } from "@kubecache/core/testing";
+ * import assert from "node:assert/strict";
+ *
+ * await using server = await FakeApiServer.start({ token: "from-vault" });
+ * let unauthorized = 0;
+ * const authenticator: Authenticator = {
+ *   credentials: () => Promise.resolve({ authorization: "Bearer from-vault" }),
+ *   unauthorized: () => void unauthorized++,
+ * };
+ * await using client = new KubeClient(KubeConfig.fromOptions({ server: server.url }), { authenticator });
+ * assert.equal((await client.list(Namespaces)).items.length, 4);
+ * assert.equal(unauthorized, 0);
+ * ```
  */
 export interface Authenticator {
   /** Credentials for the next request; may run a plugin or read a file. */
@@ -67,7 +95,21 @@ export class AuthError extends Error {
   }
 }
 
-/** Options of {@link newAuthenticator}. */
+/**
+ * Options of {@link newAuthenticator}.
+ *
+ * @example Warnings to your own log
+ * ```ts
+ * import { type AuthenticatorOptions, KubeConfig, newAuthenticator } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const warnings: string[] = [];
+ * const opts: AuthenticatorOptions = { onWarning: (m) => void warnings.push(m) };
+ * const auth = newAuthenticator(KubeConfig.fromOptions({ server: "https://10.0.0.1", token: "t" }), opts);
+ * assert.deepEqual(await auth.credentials(), { authorization: "Bearer t" });
+ * assert.deepEqual(warnings, []);
+ * ```
+ */
 export interface AuthenticatorOptions {
   /** Clock for exec credential expiry. Default the real clock. */
   clock?: Clock;
@@ -134,7 +176,23 @@ function fixed(creds: Credentials): Authenticator {
   };
 }
 
-/** Options of {@link TokenFileAuthenticator}. */
+/**
+ * Options of {@link TokenFileAuthenticator}.
+ *
+ * @example Hear when a rotated token cannot be read
+ * ```ts
+ * import { TokenFileAuthenticator, type TokenFileOptions } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const path = await Deno.makeTempFile();
+ * await Deno.writeTextFile(path, "token-1\n");
+ * const warnings: string[] = [];
+ * const opts: TokenFileOptions = { onWarning: (m) => void warnings.push(m) };
+ * const auth = new TokenFileAuthenticator(path, opts);
+ * assert.deepEqual(await auth.credentials(), { authorization: "Bearer token-1" });
+ * await Deno.remove(path);
+ * ```
+ */
 export interface TokenFileOptions {
   /**
    * Called once when the file cannot be re-read and the last token read is
@@ -246,7 +304,18 @@ export class TokenFileAuthenticator implements Authenticator {
   }
 }
 
-/** The cluster an exec plugin is told about with `provideClusterInfo`. */
+/**
+ * The cluster an exec plugin is told about with `provideClusterInfo`.
+ *
+ * @example What a plugin is told with provideClusterInfo
+ * ```ts
+ * import type { ExecClusterInfo } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const cluster: ExecClusterInfo = { server: "https://10.0.0.1:6443", tls: { insecureSkipTlsVerify: false } };
+ * assert.equal(cluster.tls.insecureSkipTlsVerify, false);
+ * ```
+ */
 export interface ExecClusterInfo {
   /** API server URL. */
   server: string;

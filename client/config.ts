@@ -20,7 +20,19 @@ import {
 export { KubeConfigError };
 export type { AuthConfig, ExecConfig };
 
-/** TLS settings of a {@link KubeConfig}; all certificate data is PEM text. */
+/**
+ * TLS settings of a {@link KubeConfig}; all certificate data is PEM text.
+ *
+ * @example The TLS settings of a config
+ * ```ts
+ * import { KubeConfig, type TlsConfig } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const tls: TlsConfig = KubeConfig.fromOptions({ server: "https://10.0.0.1" }).tls;
+ * assert.equal(tls.insecureSkipTlsVerify, false);
+ * assert.equal(tls.caData, undefined); // the system's roots
+ * ```
+ */
 export interface TlsConfig {
   /** PEM CA bundle that verifies the server, in addition to the system roots. */
   caData?: string;
@@ -84,7 +96,30 @@ export interface KubeConfigFileOptions {
   context?: string;
 }
 
-/** Options of {@link KubeConfig.inCluster}; paths default to the service account mount. */
+/**
+ * Options of {@link KubeConfig.inCluster}; paths default to the service account mount.
+ *
+ * @example A service account mounted elsewhere
+ * ```ts
+ * import { type InClusterOptions, KubeConfig } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const dir = await Deno.makeTempDir();
+ * await Deno.writeTextFile(`${dir}/token`, "sa-token");
+ * await Deno.writeTextFile(`${dir}/namespace`, "team-a");
+ * const opts: InClusterOptions = { tokenPath: `${dir}/token`, caPath: `${dir}/missing-ca.crt`, namespacePath: `${dir}/namespace` };
+ * const env = { KUBERNETES_SERVICE_HOST: "10.96.0.1", KUBERNETES_SERVICE_PORT: "443" };
+ * for (const [k, v] of Object.entries(env)) Deno.env.set(k, v);
+ * try {
+ *   const config = KubeConfig.inCluster(opts);
+ *   assert.equal(config.server, "https://10.96.0.1:443");
+ *   assert.equal(config.namespace, "team-a");
+ * } finally {
+ *   for (const k of Object.keys(env)) Deno.env.delete(k);
+ *   await Deno.remove(dir, { recursive: true });
+ * }
+ * ```
+ */
 export interface InClusterOptions {
   /** Default `/var/run/secrets/kubernetes.io/serviceaccount/token`. */
   tokenPath?: string;

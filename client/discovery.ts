@@ -12,7 +12,23 @@
 import type { ResourceType } from "../api/resources.ts";
 import { type APIResource, resourceTypesOf } from "./_api_resources.ts";
 
-/** What {@link Discovery} needs of a client: `KubeClient` fits. */
+/**
+ * What {@link Discovery} needs of a client: `KubeClient` fits.
+ *
+ * @example Discovery over a test double
+ * ```ts
+ * import { Discovery, type DiscoveryClient } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const docs: Record<string, unknown> = {
+ *   "/api": { versions: ["v1"] },
+ *   "/api/v1": { resources: [{ name: "pods", singularName: "pod", namespaced: true, kind: "Pod", verbs: ["list", "watch"], shortNames: ["po"] }] },
+ *   "/apis": { groups: [] },
+ * };
+ * const client: DiscoveryClient = { request: <R>(_m: string, path: string) => Promise.resolve(docs[path] as R) };
+ * assert.equal((await new Discovery(client).resolve("po")).resource, "pods");
+ * ```
+ */
 export interface DiscoveryClient {
   /** Make one JSON GET request to a path and decode the answer. */
   request<R>(

@@ -241,7 +241,22 @@ export interface DeleteOptions extends CallOptions {
   dryRun?: boolean;
 }
 
-/** Options of {@link KubeClient.request}. */
+/**
+ * Options of {@link KubeClient.request}.
+ *
+ * @example A request the typed methods do not cover
+ * ```ts
+ * import { KubeClient, KubeConfig, type RawRequestOptions } from "@kubecache/core";
+ * import { FakeApiServer } from "@kubecache/core/testing";
+ * import assert from "node:assert/strict";
+ *
+ * await using server = await FakeApiServer.start();
+ * await using client = new KubeClient(KubeConfig.fromOptions({ server: server.url }));
+ * const opts: RawRequestOptions = { query: new URLSearchParams({ limit: "1" }) };
+ * const list = await client.request<{ items: unknown[] }>("GET", "/api/v1/namespaces", opts);
+ * assert.equal(list.items.length, 1);
+ * ```
+ */
 export interface RawRequestOptions extends CallOptions {
   /** Query parameters. */
   query?: URLSearchParams;

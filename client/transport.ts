@@ -7,7 +7,20 @@
 
 import type { TlsConfig } from "./config.ts";
 
-/** Options of {@link createHttpClient}. */
+/**
+ * Options of {@link createHttpClient}.
+ *
+ * @example A client certificate from elsewhere
+ * ```ts
+ * import { createHttpClient, type HttpClientOptions } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const opts: HttpClientOptions = {}; // or { clientCert: { cert, key }, proxyUrl }
+ * const client = createHttpClient({ insecureSkipTlsVerify: false }, opts);
+ * assert.ok(client instanceof Deno.HttpClient);
+ * client.close();
+ * ```
+ */
 export interface HttpClientOptions {
   /** A client certificate overriding the config's (one an exec plugin issued). */
   clientCert?: { cert: string; key: string };

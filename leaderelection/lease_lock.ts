@@ -46,7 +46,20 @@ export interface LeaderElectionRecord {
   leaderTransitions: number;
 }
 
-/** What {@link LeaseLock.get} returns: the record and its serialization (to notice any change). */
+/**
+ * What {@link LeaseLock.get} returns: the record and its serialization (to notice any change).
+ *
+ * @example Notice a changed record
+ * ```ts
+ * import { type ObservedRecord, rawRecord } from "@kubecache/core/leaderelection";
+ * import assert from "node:assert/strict";
+ *
+ * const record = { holderIdentity: "a", leaseDurationSeconds: 15, acquireTime: "", renewTime: "t1", leaderTransitions: 0 };
+ * const before: ObservedRecord = { record, raw: rawRecord(record) };
+ * const renewed = { ...record, renewTime: "t2" };
+ * assert.notEqual(rawRecord(renewed), before.raw); // a renew is a change
+ * ```
+ */
 export interface ObservedRecord {
   /** The record read from the Lease. */
   record: LeaderElectionRecord;
@@ -83,7 +96,21 @@ export interface LeaseLockOptions {
   labels?: Record<string, string>;
 }
 
-/** Options of one lock call. */
+/**
+ * Options of one lock call.
+ *
+ * @example Abort a lock request
+ * ```ts
+ * import { LeaseLock, type LockCallOptions } from "@kubecache/core/leaderelection";
+ * import { KubeClient, KubeConfig } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * await using client = new KubeClient(KubeConfig.fromOptions({ server: "http://127.0.0.1:1" }));
+ * const lock = new LeaseLock({ client, namespace: "default", name: "x", identity: "a" });
+ * const opts: LockCallOptions = { signal: AbortSignal.abort(new Error("stopping")) };
+ * await assert.rejects(lock.get(opts), /stopping/);
+ * ```
+ */
 export interface LockCallOptions {
   /** Aborts the request; the call rejects with `signal.reason`. */
   signal?: AbortSignal;

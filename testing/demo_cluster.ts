@@ -15,7 +15,20 @@ import {
 
 const DAY = 86_400_000;
 
-/** A running demo cluster: see {@link startDemoCluster}. */
+/**
+ * A running demo cluster: see {@link startDemoCluster}.
+ *
+ * @example The embedded demo cluster
+ * ```ts
+ * import { Pods } from "@kubecache/core";
+ * import { type DemoCluster, startDemoCluster } from "@kubecache/core/testing";
+ * import assert from "node:assert/strict";
+ *
+ * await using demo: DemoCluster = await startDemoCluster({ intervalMs: 60_000 });
+ * assert.match(demo.url, /^http:\/\/127\.0\.0\.1:/);
+ * assert.ok(demo.server.list(Pods).length > 0);
+ * ```
+ */
 export interface DemoCluster extends AsyncDisposable {
   /** Base URL of the embedded API server, e.g. `http://127.0.0.1:41234`. */
   readonly url: string;

@@ -43,6 +43,16 @@ import {
  * What {@link DemoWorkload} drives: the direct state API of `FakeApiServer`
  * (synchronous, each call returns the stored object). Any object with these
  * four methods fits, so the workload can also feed a test double.
+ *
+ * @example A FakeApiServer is a target
+ * ```ts
+ * import { type DemoWorkloadTarget, FakeApiServer } from "@kubecache/core/testing";
+ * import assert from "node:assert/strict";
+ *
+ * await using server = await FakeApiServer.start();
+ * const target: DemoWorkloadTarget = server;
+ * assert.equal(typeof target.create, "function");
+ * ```
  */
 export interface DemoWorkloadTarget {
   /** Store a new object; returns it as stored (with uid, resourceVersion). */
@@ -65,7 +75,19 @@ export interface DemoWorkloadTarget {
   ): KubeObject | undefined;
 }
 
-/** Options of {@link DemoWorkload}. */
+/**
+ * Options of {@link DemoWorkload}.
+ *
+ * @example A slow, seeded workload
+ * ```ts
+ * import type { DemoWorkloadOptions } from "@kubecache/core/testing";
+ * import { FakeClock } from "@kubecache/core/testing";
+ * import assert from "node:assert/strict";
+ *
+ * const opts: DemoWorkloadOptions = { seed: 7, intervalMs: 1_000, clock: new FakeClock() };
+ * assert.equal(opts.seed, 7); // the same seed gives the same objects and changes
+ * ```
+ */
 export interface DemoWorkloadOptions {
   /**
    * Seed of the pseudo-random choices: the same seed and clock give the same

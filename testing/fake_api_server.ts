@@ -31,7 +31,19 @@ export { FakeApiServerFaults } from "./_apiserver_faults.ts";
 export type { FailNextOptions, SplitMode } from "./_apiserver_faults.ts";
 export type { RequestRecord } from "./_apiserver_http.ts";
 
-/** TLS material of a {@link FakeApiServer}, all PEM. */
+/**
+ * TLS material of a {@link FakeApiServer}, all PEM.
+ *
+ * @example Serve HTTPS (certificate from openssl)
+ * ```ts
+ * import type { FakeApiServerTlsOptions } from "@kubecache/core/testing";
+ * import assert from "node:assert/strict";
+ *
+ * // Made with: openssl req -x509 -newkey rsa:2048 -nodes -subj /CN=127.0.0.1 ...
+ * const tls: FakeApiServerTlsOptions = { cert: "-----BEGIN CERTIFICATE-----...", key: "-----BEGIN PRIVATE KEY-----..." };
+ * assert.equal(tls.ca, undefined); // set it to require client certificates
+ * ```
+ */
 export interface FakeApiServerTlsOptions {
   /** Server certificate chain (PEM). */
   cert: string;

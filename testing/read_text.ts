@@ -5,7 +5,21 @@
  * @module
  */
 
-/** What {@link readTextUntil} read. */
+/**
+ * What {@link readTextUntil} read.
+ *
+ * @example What readTextUntil returns
+ * ```ts
+ * import { type ReadText, readTextUntil } from "@kubecache/core/testing";
+ * import assert from "node:assert/strict";
+ *
+ * const reader = ReadableStream.from(["loading...\n", "synced\n", "more"]).getReader();
+ * const read: ReadText = await readTextUntil(reader, (text) => text.includes("synced"));
+ * assert.equal(read.ended, false);
+ * assert.equal(read.text, "loading...\nsynced\n");
+ * reader.releaseLock();
+ * ```
+ */
 export interface ReadText {
   /** Everything read so far, including the `text` passed in. */
   text: string;
@@ -52,7 +66,24 @@ export async function readTextUntil(
   return { text, ended: false };
 }
 
-/** What {@link headOf} saw of a child process. */
+/**
+ * What {@link headOf} saw of a child process.
+ *
+ * @example What headOf returns
+ * ```ts
+ * import { type HeadResult, headOf } from "@kubecache/core/testing";
+ * import assert from "node:assert/strict";
+ *
+ * const child = new Deno.Command(Deno.execPath(), {
+ *   args: ["eval", "for (let i = 0; i < 5; i++) console.log(i)"],
+ *   stdout: "piped",
+ *   stderr: "piped",
+ * }).spawn();
+ * const head: HeadResult = await headOf(child, 2);
+ * assert.ok(head.text.startsWith("0\n1\n")); // at least the first 2 lines
+ * assert.equal(typeof head.code, "number");
+ * ```
+ */
 export interface HeadResult {
   /** The stdout text read: at least `lines` lines unless the child ended first. */
   text: string;

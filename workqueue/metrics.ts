@@ -11,6 +11,23 @@
  * Count, total and maximum of a series of durations, in ms (what a
  * Prometheus summary without quantiles keeps). The mean is
  * `totalMs / count`.
+ *
+ * @example Mean time in the queue
+ * ```ts
+ * import { WorkQueue } from "@kubecache/core/workqueue";
+ * import type { DurationSummary } from "@kubecache/core/workqueue";
+ * import { FakeClock } from "@kubecache/core/testing";
+ * import assert from "node:assert/strict";
+ *
+ * const clock = new FakeClock();
+ * const queue = new WorkQueue<string>({ clock });
+ * queue.add("a");
+ * await clock.step(40);
+ * queue.done((await queue.get())!);
+ * const latency: DurationSummary = queue.metrics().queueLatency;
+ * assert.deepEqual(latency, { count: 1, totalMs: 40, maxMs: 40 });
+ * queue.shutDown();
+ * ```
  */
 export interface DurationSummary {
   /** Number of durations observed. */
