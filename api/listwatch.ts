@@ -153,6 +153,20 @@ export type WatchEvent<T> =
  * Calls must not overlap with each other or with `next()`.
  *
  * @typeParam T the object type of the events
+ *
+ * @example Take a decoded chunk's events at once
+ * ```ts
+ * import { type BatchWatchIterator, decodeWatch, type KubeObject } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const body = new Response(
+ *   '{"type":"ADDED","object":{"metadata":{"name":"a"}}}\n{"type":"ADDED","object":{"metadata":{"name":"b"}}}\n',
+ * ).body!;
+ * const events: BatchWatchIterator<KubeObject> = decodeWatch(body);
+ * const first = await events.nextBatch();
+ * assert.deepEqual(first.done ? [] : first.value.map((e) => e.type), ["ADDED", "ADDED"]); // one chunk, two events
+ * assert.equal((await events.nextBatch()).done, true);
+ * ```
  */
 export interface BatchWatchIterator<T> extends AsyncIterator<WatchEvent<T>> {
   /** The events not yet taken up to the end of the current decoded chunk (at least one), or done. */
@@ -186,13 +200,39 @@ export function hasNextBatch<T>(
     "function";
 }
 
-/** The metadata of a list or of one page of it. */
+/**
+ * The metadata of a list or of one page of it.
+ *
+ * @example A page's metadata
+ * ```ts
+ * import type { ListMeta } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const meta: ListMeta = { resourceVersion: "42", continue: "eyJ2Ijo...", remainingItemCount: 500 };
+ * assert.equal(meta.continue !== undefined, true); // more pages follow
+ * ```
+ */
 export type ListMeta = ObjectList<unknown>["metadata"];
 
 /**
  * What a list call reports before it resolves (the third argument of
  * {@link ListerWatcher.list}; `KubeClient.list` takes it as
  * {@link ResourceRequestOptions.onListMeta}).
+ *
+ * @example See a list's resourceVersion before its items
+ * ```ts
+ * import { ConfigMaps, KubeClient, KubeConfig, listWatch, type ListHooks, type ListMeta } from "@kubecache/core";
+ * import { FakeApiServer } from "@kubecache/core/testing";
+ * import assert from "node:assert/strict";
+ *
+ * await using server = await FakeApiServer.start();
+ * server.create(ConfigMaps, { metadata: { name: "a", namespace: "default" } });
+ * await using client = new KubeClient(KubeConfig.fromOptions({ server: server.url }));
+ * let early: ListMeta | undefined;
+ * const hooks: ListHooks = { onListMeta: (meta) => early = meta };
+ * const list = await listWatch(client, ConfigMaps).list({}, undefined, hooks);
+ * assert.equal(early?.resourceVersion, list.metadata.resourceVersion); // told before the items were decoded
+ * ```
  */
 export interface ListHooks {
   /**

@@ -31,6 +31,18 @@ import { computeKey } from "./store.ts";
  *   `emitDeltaTypeReplaced` is set; it may or may not have changed.
  * - `"Sync"`: a periodic resync, and what `replace` emits when
  *   `emitDeltaTypeReplaced` is not set.
+ *
+ * @example What happened to an object
+ * ```ts
+ * import { DeltaFIFO, type DeltaType, metaNamespaceKeyFunc } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const fifo = new DeltaFIFO({ keyFunction: metaNamespaceKeyFunc });
+ * fifo.add({ metadata: { name: "a" } });
+ * fifo.update({ metadata: { name: "a", resourceVersion: "2" } });
+ * const types: DeltaType[] = fifo.getByKey("a")!.map((d) => d.type);
+ * assert.deepEqual(types, ["Added", "Updated"]);
+ * ```
  */
 export type DeltaType = "Added" | "Updated" | "Deleted" | "Replaced" | "Sync";
 
@@ -41,6 +53,19 @@ export type DeltaType = "Added" | "Updated" | "Deleted" | "Replaced" | "Sync";
  * relist and the final state is not known).
  *
  * @typeParam T the object type
+ *
+ * @example Apply the newest delta of a key
+ * ```ts
+ * import { type Delta, DeletedFinalStateUnknown, type KubeObject } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const deltas: Delta<KubeObject>[] = [
+ *   { type: "Added", object: { metadata: { name: "a" } } },
+ *   { type: "Deleted", object: new DeletedFinalStateUnknown("a", { metadata: { name: "a" } }) },
+ * ];
+ * const last = deltas.at(-1)!;
+ * assert.equal(last.type === "Deleted" && last.object instanceof DeletedFinalStateUnknown, true);
+ * ```
  */
 export interface Delta<T> {
   /** What happened. */
@@ -54,6 +79,18 @@ export interface Delta<T> {
  * {@link DeltaFIFO} (client-go `Deltas`).
  *
  * @typeParam T the object type
+ *
+ * @example What one pop hands the consumer
+ * ```ts
+ * import { DeltaFIFO, type Deltas, type KubeObject, metaNamespaceKeyFunc } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const fifo = new DeltaFIFO<KubeObject>({ keyFunction: metaNamespaceKeyFunc });
+ * fifo.add({ metadata: { name: "a" } });
+ * fifo.delete({ metadata: { name: "a" } });
+ * const popped: Deltas<KubeObject> = await fifo.pop(() => {});
+ * assert.deepEqual(popped.map((d) => d.type), ["Added", "Deleted"]); // oldest first
+ * ```
  */
 export type Deltas<T> = Delta<T>[];
 
@@ -63,6 +100,19 @@ export type Deltas<T> = Delta<T>[];
  * (client-go `KeyListerGetter`).
  *
  * @typeParam T the object type
+ *
+ * @example The informer's store as knownObjects
+ * ```ts
+ * import { DeltaFIFO, type KeyListerGetter, type KubeObject, metaNamespaceKeyFunc, newStore } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const known = newStore<KubeObject>(metaNamespaceKeyFunc);
+ * known.add({ metadata: { name: "gone" } });
+ * const view: KeyListerGetter<KubeObject> = known;
+ * const fifo = new DeltaFIFO<KubeObject>({ keyFunction: metaNamespaceKeyFunc, knownObjects: view });
+ * fifo.replace([], "5"); // "gone" is known but not listed: a tombstone
+ * assert.equal(fifo.getByKey("gone")?.[0].type, "Deleted");
+ * ```
  */
 export interface KeyListerGetter<T> {
   /** Every key the consumer knows. */
@@ -75,6 +125,23 @@ export interface KeyListerGetter<T> {
  * Options of a {@link DeltaFIFO} (client-go `DeltaFIFOOptions`); all optional.
  *
  * @typeParam T the object type
+ *
+ * @example Replaced deltas and a transform
+ * ```ts
+ * import { DeltaFIFO, type DeltaFIFOOptions, type KubeObject, metaNamespaceKeyFunc, stripManagedFields } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const opts: DeltaFIFOOptions<KubeObject> = {
+ *   keyFunction: metaNamespaceKeyFunc,
+ *   emitDeltaTypeReplaced: true,
+ *   transformer: stripManagedFields,
+ * };
+ * const fifo = new DeltaFIFO(opts);
+ * fifo.replace([{ metadata: { name: "a", managedFields: [{ manager: "kubectl" }] } }], "1");
+ * const [delta] = fifo.getByKey("a")!;
+ * assert.equal(delta.type, "Replaced");
+ * assert.equal((delta.object as KubeObject).metadata.managedFields, undefined);
+ * ```
  */
 export interface DeltaFIFOOptions<T> {
   /**

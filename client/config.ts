@@ -90,7 +90,37 @@ export interface KubeConfigOptions {
   proxyUrl?: string;
 }
 
-/** Options of {@link KubeConfig.fromFile} and {@link KubeConfig.fromYaml}. */
+/**
+ * Options of {@link KubeConfig.fromFile} and {@link KubeConfig.fromYaml}.
+ *
+ * @example Use another context than the current one
+ * ```ts
+ * import { KubeConfig, type KubeConfigFileOptions } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const path = await Deno.makeTempFile({ suffix: ".yaml" });
+ * await Deno.writeTextFile(path, `apiVersion: v1
+ * kind: Config
+ * current-context: prod
+ * clusters:
+ * - {name: prod, cluster: {server: "https://prod:6443"}}
+ * - {name: dev, cluster: {server: "https://dev:6443"}}
+ * contexts:
+ * - {name: prod, context: {cluster: prod, user: me}}
+ * - {name: dev, context: {cluster: dev, user: me, namespace: sandbox}}
+ * users:
+ * - {name: me, user: {token: abc}}
+ * `);
+ * try {
+ *   const opts: KubeConfigFileOptions = { context: "dev" };
+ *   const config = KubeConfig.fromFile(path, opts);
+ *   assert.equal(config.server, "https://dev:6443");
+ *   assert.equal(config.namespace, "sandbox");
+ * } finally {
+ *   await Deno.remove(path);
+ * }
+ * ```
+ */
 export interface KubeConfigFileOptions {
   /** Context to use instead of `current-context`. */
   context?: string;

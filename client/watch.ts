@@ -14,7 +14,24 @@ import type {
 import type { KubeObject } from "../api/object.ts";
 import { LineBuffer } from "./_line_buffer.ts";
 
-/** What went wrong in a {@link WatchDecodeError}. */
+/**
+ * What went wrong in a {@link WatchDecodeError}.
+ *
+ * @example Tell a cut stream from a broken one
+ * ```ts
+ * import { decodeWatch, WatchDecodeError, type WatchDecodeErrorKind } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const cut = new Response('{"type":"ADDED","object":{"metadata":').body!; // ends mid-line
+ * let kind: WatchDecodeErrorKind | undefined;
+ * try {
+ *   for await (const _ of decodeWatch(cut));
+ * } catch (err) {
+ *   if (err instanceof WatchDecodeError) kind = err.kind;
+ * }
+ * assert.equal(kind, "UnexpectedEnd");
+ * ```
+ */
 export type WatchDecodeErrorKind =
   /** A line is not JSON. */
   | "Malformed"
@@ -81,7 +98,25 @@ export class WatchDecodeError extends Error {
   }
 }
 
-/** Options of {@link decodeWatch}. */
+/**
+ * Options of {@link decodeWatch}.
+ *
+ * @example Fill in kind and apiVersion, and hear when the stream ends
+ * ```ts
+ * import { decodeWatch, type DecodeWatchOptions } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * let closed = false;
+ * const opts: DecodeWatchOptions = {
+ *   typeMeta: { kind: "ConfigMap", apiVersion: "v1" },
+ *   onClose: () => closed = true,
+ * };
+ * const body = new Response('{"type":"ADDED","object":{"metadata":{"name":"a"}}}\n').body!;
+ * const events = await Array.fromAsync(decodeWatch(body, opts));
+ * assert.equal(events[0].object.kind, "ConfigMap");
+ * assert.equal(closed, true);
+ * ```
+ */
 export interface DecodeWatchOptions {
   /**
    * Stops the iteration: the body is cancelled (closing its connection) and
