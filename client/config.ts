@@ -139,13 +139,14 @@ export interface KubeConfigFileOptions {
  * await Deno.writeTextFile(`${dir}/namespace`, "team-a");
  * const opts: InClusterOptions = { tokenPath: `${dir}/token`, caPath: `${dir}/missing-ca.crt`, namespacePath: `${dir}/namespace` };
  * const env = { KUBERNETES_SERVICE_HOST: "10.96.0.1", KUBERNETES_SERVICE_PORT: "443" };
+ * const saved = Object.keys(env).map((k) => [k, Deno.env.get(k)] as const);
  * for (const [k, v] of Object.entries(env)) Deno.env.set(k, v);
  * try {
  *   const config = KubeConfig.inCluster(opts);
  *   assert.equal(config.server, "https://10.96.0.1:443");
  *   assert.equal(config.namespace, "team-a");
  * } finally {
- *   for (const k of Object.keys(env)) Deno.env.delete(k);
+ *   for (const [k, v] of saved) v === undefined ? Deno.env.delete(k) : Deno.env.set(k, v);
  *   await Deno.remove(dir, { recursive: true });
  * }
  * ```
