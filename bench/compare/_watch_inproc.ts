@@ -8,7 +8,9 @@
  * decoded and applied by kubecache's informer (the watch decoder KubeClient
  * uses → Reflector → DeltaFIFO → indexer → a no-op handler) and by the raw
  * baseline (TextDecoderStream, split lines, JSON.parse, Map.set); `decode`
- * is the watch decoder alone (then Map.set), the floor of the informer. The HTTP
+ * is the watch decoder alone (then Map.set), the floor of the informer;
+ * `reflector` (the Reflector into a Map) and `fifo` (Reflector → DeltaFIFO →
+ * popEach doing Map.set) split the informer's cost into stages. The HTTP
  * comparison is bounded by how fast the FakeApiServer writes (one chunk per
  * event); this one measures the client.
  *
@@ -19,7 +21,7 @@
  * page, Map.set each item).
  *
  * Usage: deno run -A [--v8-flags=--expose-gc] bench/compare/_watch_inproc.ts
- *          --impl raw|decode|kubecache|both|LIST [--mode watch|sync] [--events E]
+ *          --impl raw|decode|reflector|fifo|kubecache|both|LIST [--mode watch|sync] [--events E]
  *          [--chunks 64k|event] [--pods P] [--rounds N]
  *
  * With `--rounds N` each implementation runs N timed rounds in this process
@@ -38,6 +40,8 @@
 import process from "node:process";
 import { decodeWatch } from "../../client/watch.ts";
 import { newSharedIndexInformer } from "../../cache/shared_informer.ts";
+import { Reflector } from "../../cache/reflector.ts";
+import { DeltaFIFO } from "../../cache/delta_fifo.ts";
 import type { KubeObject } from "../../api/object.ts";
 import type { ListerWatcher, ObjectList } from "../../api/listwatch.ts";
 import { benchPods } from "../_pods.ts";
@@ -232,6 +236,91 @@ async function kubecacheWatch(
   return timing;
 }
 
+/** The Reflector alone, applying events to a Map (no DeltaFIFO, informer or handler). */
+async function reflectorWatch(
+  pods: KubeObject[],
+  chunks: Uint8Array[],
+): Promise<Timing> {
+  let t0 = 0, c0 = 0, updates = 0;
+  const done = Promise.withResolvers<void>();
+  const map = new Map<string, KubeObject>();
+  const lw: ListerWatcher<KubeObject> = {
+    list: () =>
+      Promise.resolve({
+        metadata: { resourceVersion: String(PODS) },
+        items: pods,
+      }),
+    watch: (_opts, signal) => {
+      if (t0 !== 0) return Promise.resolve(silentWatch(signal));
+      t0 = performance.now();
+      c0 = cpuMs();
+      return Promise.resolve(decodeWatch(chunkStream(chunks), { signal }));
+    },
+  };
+  const store = {
+    add() {},
+    update(o: KubeObject) {
+      map.set(keyOf(o), o);
+      if (++updates === events) done.resolve();
+    },
+    delete() {},
+    replace() {},
+    resync() {},
+  };
+  const r = new Reflector(lw, store);
+  const stop = new AbortController();
+  const running = r.run(stop.signal);
+  await done.promise;
+  const timing = { ms: performance.now() - t0, cpuMs: cpuMs() - c0 };
+  stop.abort();
+  await running;
+  return timing;
+}
+
+/** Reflector → DeltaFIFO → popEach doing Map.set (no indexer, processor or handler). */
+async function fifoWatch(
+  pods: KubeObject[],
+  chunks: Uint8Array[],
+): Promise<Timing> {
+  let t0 = 0, c0 = 0, updates = 0, initial = 0;
+  const done = Promise.withResolvers<void>();
+  const listed = Promise.withResolvers<void>();
+  const map = new Map<string, KubeObject>();
+  const lw: ListerWatcher<KubeObject> = {
+    list: () =>
+      Promise.resolve({
+        metadata: { resourceVersion: String(PODS) },
+        items: pods,
+      }),
+    // As for kubecache: the stream starts once the list has been popped.
+    watch: async (_opts, signal) => {
+      if (t0 !== 0) return silentWatch(signal);
+      await listed.promise;
+      t0 = performance.now();
+      c0 = cpuMs();
+      return decodeWatch(chunkStream(chunks), { signal });
+    },
+  };
+  const fifo = new DeltaFIFO<KubeObject>();
+  const r = new Reflector(lw, fifo);
+  const stop = new AbortController();
+  const running = r.run(stop.signal);
+  const loop = fifo.popEach((deltas, _i, key) => {
+    map.set(key!, deltas[deltas.length - 1].object as KubeObject);
+    for (const d of deltas) {
+      if (d.type === "Updated" && ++updates === events) done.resolve();
+      if (d.type !== "Updated" && ++initial === PODS) listed.resolve();
+    }
+  }, { signal: stop.signal });
+  await done.promise;
+  const timing = { ms: performance.now() - t0, cpuMs: cpuMs() - c0 };
+  stop.abort();
+  fifo.close();
+  await running;
+  await loop;
+  return timing;
+}
+
 // ---- sync ------------------------------------------------------------------
 
 function rawSync(pages: string[]): Promise<Timing> {
@@ -319,6 +408,8 @@ const runners: Record<string, () => Promise<Timing>> = mode === "sync"
     raw: () => rawWatch(chunks),
     decode: () => decodeOnlyWatch(chunks),
     kubecache: () => kubecacheWatch(pods, chunks),
+    reflector: () => reflectorWatch(pods, chunks),
+    fifo: () => fifoWatch(pods, chunks),
   };
 // "both" is raw against kubecache; a comma list compares each to the first.
 const names = impl === "both" ? ["raw", "kubecache"] : impl.split(",");
