@@ -5,6 +5,8 @@
  * @module
  */
 
+import { levenshtein } from "./resolve.ts";
+
 /** Output formats of `watch`, as kubectl's `-o`. */
 export type OutputFormat = "table" | "wide" | "json" | "name";
 
@@ -181,7 +183,7 @@ export function parseArgs(argv: readonly string[]): CliArgs {
       continue;
     }
     const field = VALUE_FLAGS[flag];
-    if (!field) throw new UsageError(`Unknown flag "${flag}"`);
+    if (!field) throw unknownFlag(flag);
     if (value !== undefined) values[field] = value;
     else if (i + 1 < rest.length && !isFlagLike(rest[i + 1])) {
       values[field] = rest[++i];
@@ -220,6 +222,35 @@ export function parseArgs(argv: readonly string[]): CliArgs {
   }
   return args;
 }
+
+/**
+ * The error for a flag `watch` does not know, with the closest long flag
+ * when one is within two edits (`--namspace` -> `--namespace`), as the
+ * resource name gets a "did you mean". kubectl's `-w`/`--watch` gets its
+ * own reason: `watch` always watches.
+ */
+function unknownFlag(flag: string): UsageError {
+  if (flag === "-w" || flag === "--watch") {
+    return new UsageError(
+      `Unknown flag "${flag}": watch always watches (as kubectl get -w); leave the flag out`,
+    );
+  }
+  let best: { name: string; distance: number } | undefined;
+  if (flag.startsWith("--")) {
+    for (const name of [...LONG_FLAGS, "--help"]) {
+      const distance = levenshtein(flag, name);
+      if (!best || distance < best.distance) best = { name, distance };
+    }
+  }
+  const hint = best && best.distance <= 2
+    ? `; did you mean "${best.name}"?`
+    : "";
+  return new UsageError(`Unknown flag "${flag}"${hint}`);
+}
+
+/** Every long flag `watch` knows, for suggestions. */
+const LONG_FLAGS = [...Object.keys(VALUE_FLAGS), ...Object.keys(BOOLEAN_FLAGS)]
+  .filter((f) => f.startsWith("--"));
 
 /** Whether a following argument is a flag rather than the value of the one before. */
 function isFlagLike(arg: string): boolean {

@@ -52,7 +52,18 @@ Deno.test("parseArgs() rejects bad command lines with a reason", () => {
     [["get", "pods"], /Unknown command "get"/],
     [["watch"], /Missing resource/],
     [["watch", "pods", "svc"], /Unexpected argument "svc"/],
-    [["watch", "pods", "--bogus"], /Unknown flag "--bogus"/],
+    [["watch", "pods", "--bogus"], /^Unknown flag "--bogus"$/],
+    [
+      ["watch", "pods", "--namspace", "shop"],
+      /^Unknown flag "--namspace"; did you mean "--namespace"\?$/,
+    ],
+    [
+      ["watch", "pods", "--all-namespace"],
+      /^Unknown flag "--all-namespace"; did you mean "--all-namespaces"\?$/,
+    ],
+    [["watch", "pods", "--kubconfig=k"], /did you mean "--kubeconfig"\?$/],
+    [["watch", "pods", "-w"], /^Unknown flag "-w": watch always watches/],
+    [["watch", "pods", "--watch"], /^Unknown flag "--watch": watch always/],
     [["watch", "pods", "-n"], /^flag needs an argument: -n$/],
     [
       ["watch", "cm", "-n", "--kubeconfig", "x"],
