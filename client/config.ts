@@ -310,7 +310,8 @@ export class KubeConfig {
    * rules). With no `path`, the files of `KUBECONFIG` (separated by `:`, or
    * `;` on Windows) are merged as kubectl merges them — the first file to
    * define a cluster, user or context name or `current-context` wins,
-   * missing files are skipped — else `~/.kube/config` is read. A
+   * missing files are skipped (when none exists, the error names them and
+   * KUBECONFIG) — else `~/.kube/config` is read. A
    * `KUBECONFIG` that is set but names no file (`":"`) is an error, never
    * a fallback to `~/.kube/config`. Relative paths in a file are resolved
    * against that file's directory.
@@ -333,27 +334,33 @@ export class KubeConfig {
       : typeof path === "string"
       ? [path]
       : path;
+    // Where the paths came from, so a missing file's message says what to
+    // change: the variable, or the path passed (--kubeconfig in the CLI).
+    const fromEnv = path === undefined && !!Deno.env.get("KUBECONFIG");
+    const fix = fromEnv
+      ? " (named by KUBECONFIG); fix KUBECONFIG, or unset it to use ~/.kube/config"
+      : "";
     const files: RawFile[] = [];
     for (const p of paths) {
       let text: string;
       try {
         text = Deno.readTextFileSync(p);
       } catch (cause) {
+        const missing = cause instanceof Deno.errors.NotFound;
         // kubectl skips missing files of a KUBECONFIG list.
-        if (cause instanceof Deno.errors.NotFound && paths.length > 1) continue;
+        if (missing && paths.length > 1) continue;
         throw new KubeConfigError(
-          `Cannot read kubeconfig ${p}: ${message(cause)}`,
-          {
-            path: p,
-            cause,
-          },
+          `Cannot read kubeconfig ${p}: ${
+            missing ? `the file does not exist${fix}` : message(cause)
+          }`,
+          { path: p, cause },
         );
       }
       files.push(parseFile(text, p));
     }
     if (files.length === 0) {
       throw new KubeConfigError(
-        `Cannot load kubeconfig: none of ${paths.join(", ")} exists`,
+        `Cannot load kubeconfig: none of ${paths.join(", ")} exists${fix}`,
       );
     }
     return resolve(mergeFiles(files), opts.context);

@@ -644,3 +644,40 @@ Deno.test("KubeConfig.fromFile() and load() reject a KUBECONFIG that names no fi
     await assert.rejects(KubeConfig.load(), message);
   }
 });
+
+Deno.test("KubeConfig.fromFile() says which setting names a missing kubeconfig and what to change", async () => {
+  await using files = await tempFiles({ "home/.kube/config": KIND });
+  const missing = `${files.dir}/nope.yaml`;
+  {
+    using _env = withEnv({ KUBECONFIG: missing, HOME: `${files.dir}/home` });
+    const fromEnv = new RegExp(
+      `Cannot read kubeconfig ${missing}: the file does not exist \\(named by KUBECONFIG\\); fix KUBECONFIG, or unset it to use ~/\\.kube/config$`,
+    );
+    assert.throws(() => KubeConfig.fromFile(), fromEnv);
+    await assert.rejects(KubeConfig.load(), fromEnv);
+  }
+  {
+    using _env = withEnv({
+      KUBECONFIG: `${missing}:${files.dir}/also-missing.yaml`,
+      HOME: `${files.dir}/home`,
+    });
+    assert.throws(
+      () => KubeConfig.fromFile(),
+      /Cannot load kubeconfig: none of .*nope\.yaml, .*also-missing\.yaml exists \(named by KUBECONFIG\); fix KUBECONFIG/,
+    );
+  }
+  // A path passed in (the CLI's --kubeconfig) is not KUBECONFIG's fault.
+  using _env = withEnv({ KUBECONFIG: undefined });
+  assert.throws(
+    () => KubeConfig.fromFile(missing),
+    (err: unknown) => {
+      assert.ok(err instanceof KubeConfigError);
+      assert.equal(
+        err.message,
+        `Cannot read kubeconfig ${missing}: the file does not exist`,
+      );
+      assert.ok(err.cause instanceof Deno.errors.NotFound);
+      return true;
+    },
+  );
+});
