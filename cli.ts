@@ -292,6 +292,7 @@ async function run(
     typeName: type.kind.toLowerCase() + (type.group ? `.${type.group}` : ""),
     output: args.output,
     allNamespaces: namespace === "" && type.namespaced,
+    namespaced: type.namespaced,
     write: opts.stdout,
     now,
     formatTime: opts.formatTime,

@@ -25,6 +25,13 @@ export interface WatchPrinterOptions {
   output: OutputFormat;
   /** Whether objects come from every namespace (adds a NAMESPACE column). */
   allNamespaces: boolean;
+  /**
+   * Whether the kind is namespaced: event lines name objects
+   * `namespace/name` under a NAMESPACE/NAME header, or, for a cluster-scoped
+   * kind (nodes, namespaces), `name` under NAME.
+   * @default {true}
+   */
+  namespaced?: boolean;
   /** Writes one line (without newline). */
   write: (line: string) => void;
   /** Current time in epoch ms (ages, event times). */
@@ -157,7 +164,7 @@ export class WatchPrinter {
     const header = [
       "TIME",
       "EVENT",
-      "NAMESPACE/NAME",
+      this.#opts.namespaced === false ? "NAME" : "NAMESPACE/NAME",
       ...this.#columns.headers,
     ];
     this.#eventWidths = columnWidths([header, ...sample]);

@@ -120,3 +120,23 @@ Deno.test("WatchPrinter prints events as kubectl does: NAMESPACE, no NAME, then 
   assert.match(wide.lines[0], /^NAMESPACE\s+LAST SEEN\s.*\sCOUNT\s+NAME$/);
   assert.match(wide.lines[1], /^default\s+60s\s.*\s1\s+web\.1$/);
 });
+
+Deno.test("WatchPrinter heads a cluster-scoped kind's event lines NAME, not NAMESPACE/NAME", () => {
+  const ns = {
+    metadata: {
+      name: "team-a",
+      creationTimestamp: new Date(NOW - 60_000).toISOString(),
+    },
+  } as KubeObject;
+  const { p, lines } = printer({
+    kind: "Namespace",
+    typeName: "namespace",
+    allNamespaces: false,
+    namespaced: false,
+  });
+  p.printInitial([ns]);
+  assert.match(lines[0], /^NAME\s/);
+  assert.match(lines.at(-1)!, /^TIME\s+EVENT\s+NAME\s+STATUS\s+AGE$/);
+  p.printEvent("MODIFIED", ns);
+  assert.match(lines.at(-1)!, /^12:00:00\s+MODIFIED\s+team-a\s/);
+});
