@@ -216,18 +216,25 @@ export class KubeConfig {
     auth?: AuthConfig;
     proxyUrl?: string;
   }) {
+    // kubectl takes a bare host:port; kubecache wants the scheme said, and
+    // the message says how (`127.0.0.1:8080` is not a URL, `localhost:8080`
+    // one with the scheme "localhost:").
+    const bare = !init.server.includes("://");
+    const hint = bare
+      ? `; give the scheme, e.g. "https://${init.server}" ("http://${init.server}" for a plain-HTTP server)`
+      : "";
     let url: URL;
     try {
       url = new URL(init.server);
     } catch (cause) {
       throw new KubeConfigError(
-        `Cannot use server URL "${init.server}": not a URL`,
+        `Cannot use server URL "${init.server}": not a URL${hint}`,
         { cause },
       );
     }
     if (url.protocol !== "https:" && url.protocol !== "http:") {
       throw new KubeConfigError(
-        `Cannot use server URL "${init.server}": expected http or https`,
+        `Cannot use server URL "${init.server}": expected http or https${hint}`,
       );
     }
     this.server = init.server.replace(/\/+$/, "");

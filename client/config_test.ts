@@ -501,7 +501,16 @@ Deno.test("KubeConfig.fromOptions() validates the server and accepts base64 cert
   );
   assert.throws(
     () => KubeConfig.fromOptions({ server: "ftp://h" }),
-    /expected http or https/,
+    /expected http or https$/,
+  );
+  // kubectl's bare host:port: the message says to add the scheme.
+  assert.throws(
+    () => KubeConfig.fromOptions({ server: "127.0.0.1:8080" }),
+    /not a URL; give the scheme, e\.g\. "https:\/\/127\.0\.0\.1:8080" \("http:\/\/127\.0\.0\.1:8080" for a plain-HTTP server\)$/,
+  );
+  assert.throws(
+    () => KubeConfig.fromOptions({ server: "localhost:8080" }),
+    /expected http or https; give the scheme, e\.g\. "https:\/\/localhost:8080"/,
   );
   assert.throws(
     () => KubeConfig.fromOptions({ server: "https://h", caData: "%%%" }),
