@@ -343,6 +343,11 @@ const control = Deno.serve({
 }, (req) => {
   const url = new URL(req.url);
   if (url.pathname === "/modify") {
+    // No watch to write to (the client's is being reopened): say so rather
+    // than write events nobody gets.
+    if (watchers.size === 0) {
+      return new Response("no watch open", { status: 409 });
+    }
     modify(Number(url.searchParams.get("count") ?? 1000));
     return new Response(JSON.stringify({ rv }));
   }
