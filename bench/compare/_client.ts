@@ -19,6 +19,7 @@ import { newSharedIndexInformer } from "../../cache/shared_informer.ts";
 import { stripManagedFields } from "../../cache/transform.ts";
 import type { KubeObject } from "../../api/object.ts";
 import process from "node:process";
+import { peakRssMB } from "./_rss.ts";
 
 interface Handlers {
   add(): void;
@@ -266,6 +267,20 @@ async function main(): Promise<void> {
     },
   };
   const base = await collect();
+  // Progress on stderr every 10 s: when the process dies (out of heap, say),
+  // the orchestrator reports the last line's heap and cached objects.
+  const progress = setInterval(() => {
+    const m = Deno.memoryUsage();
+    console.error(
+      `progress ${
+        JSON.stringify({
+          added,
+          heapMB: Math.round(m.heapUsed / 2 ** 20),
+          rssMB: Math.round(m.rss / 2 ** 20),
+        })
+      }`,
+    );
+  }, 10_000);
   const controller = new AbortController();
   const t0 = performance.now();
   const cpu0 = cpuMs();
@@ -303,7 +318,9 @@ async function main(): Promise<void> {
       (events - 1) / ((lastEventCpu - firstEventCpu) / 1000),
     ),
     rssMB: Math.round(Deno.memoryUsage().rss / 2 ** 20),
+    peakRssMB: peakRssMB(),
   }));
+  clearInterval(progress);
   controller.abort();
   await Promise.race([stop(), new Promise((r) => setTimeout(r, 2000))]);
   Deno.exit(0);

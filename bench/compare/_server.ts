@@ -1,10 +1,13 @@
 /**
  * Benchmark server process: serves N realistic pods (about 4.5 KB of JSON
  * each, managedFields included) at `/api/v1/pods`, as a minimal apiserver
- * whose cost stays out of the clients' way: every item is encoded once at
- * start into byte blocks outside the JS heap, so a list is a few
- * `subarray`s and 1,000,000 pods fit. A control endpoint makes it write
- * MODIFIED events to every open watch on demand.
+ * whose cost stays out of the clients' way: pods are copies of 3500
+ * template pods' JSON bytes with their own name and resourceVersion,
+ * written into each response as the client reads it (64 KiB chunks), so the
+ * server holds a few MB at any N. A control endpoint makes it write
+ * MODIFIED events to every open watch on demand (`/modify?count=N`) and
+ * tells what it has sent (`/stats`: list requests, items of the latest
+ * list sent so far, and its own peak RSS).
  *
  * What it speaks (what the bench clients use):
  * - lists with `limit`/`continue`. With `--first-list unpaged` (default) a
@@ -18,8 +21,8 @@
  * - watches (`watch=1`), with `sendInitialEvents=true` (watch-list: ADDED
  *   for every pod, then the initial-events-end BOOKMARK).
  *
- * `--serve full,metadata` chooses which encodings to hold (both by
- * default; a 1M-pod metadata-only run holds only `metadata`).
+ * `--serve full,metadata` chooses which encodings to serve (both by
+ * default); the other answers 406.
  *
  * `--watch-writes event` (default) writes each MODIFIED event as its own
  * chunk, as a real apiserver does (it flushes after every watch event, so
@@ -38,6 +41,7 @@
 
 import { benchPod, Rng } from "../_pods.ts";
 import { concat } from "../../client/list_decoder.ts";
+import { peakRssMB } from "./_rss.ts";
 
 function flag(name: string, fallback: string): string {
   const i = Deno.args.indexOf(name);
@@ -58,79 +62,95 @@ if (watchWrites !== "event" && watchWrites !== "64k") {
     `--watch-writes must be event or 64k: got ${watchWrites}`,
   );
 }
-const encoder = new TextEncoder();
-const BLOCK = 500;
-const CHUNK = 64 * 1024;
 
-/** Items of one encoding: JSON bytes in blocks of BLOCK items, with offsets. */
+/**
+ * Every pod field but the name is a function of `i % PERIOD` (namespace,
+ * app, hash, node and image cycle with periods 20, 500, 10, 50 and 7): the
+ * first PERIOD pods are built with `benchPod` as templates, and pod `i` is
+ * template `i % PERIOD`'s JSON with its own name and resourceVersion, written
+ * into a response's bytes only when a list or watch sends it. The server
+ * then holds a few MB at any N (it once held every item encoded: about 3 GB
+ * at 600k pods). (Repeated long string values are not shared by the client:
+ * V8's JSON.parse interns only short ones.)
+ */
+const PERIOD = 3500;
+
+/** One template's JSON bytes split around its name and resourceVersion. */
+interface Template {
+  /** parts[0], slot 0, parts[1], slot 1, parts[2]. */
+  parts: Uint8Array[];
+  /** Which value goes in each slot. */
+  slots: ("NAME" | "RV")[];
+  /** Bytes of the parts together. */
+  size: number;
+}
+
+/** The items of one encoding (full pods or PartialObjectMetadata), made on demand. */
 class Items {
-  blocks: Uint8Array[] = [];
-  /** Per block, BLOCK + 1 offsets: item k is bytes [off[k], off[k+1] - 1) (a "," follows each but the last). */
-  offsets: Uint32Array[] = [];
+  /** The longest item, in bytes (a write needs this much room). */
+  readonly maxSize: number;
 
-  add(jsons: string[]): void {
-    const bytes = encoder.encode(jsons.join(","));
-    const off = new Uint32Array(jsons.length + 1);
-    let pos = 0;
-    for (let k = 0; k < jsons.length; k++) {
-      off[k] = pos;
-      // One-byte strings: the JSON of these pods is ASCII, so length = bytes.
-      pos += jsons[k].length + 1;
-    }
-    off[jsons.length] = pos;
-    if (bytes.length !== pos - 1) throw new Error("Bench pods must be ASCII");
-    this.blocks.push(bytes);
-    this.offsets.push(off);
+  constructor(readonly templates: Template[], readonly names: string[]) {
+    // Names add 5 base-36 digits (more past 36^5 pods); RVs up to 10 digits.
+    this.maxSize = Math.max(0, ...templates.map((t) => t.size)) + 64 +
+      Math.max(0, ...names.map((n) => n.length));
   }
 
-  /** The bytes of items [a, b), comma-separated, as subarrays. */
-  range(a: number, b: number): Uint8Array[] {
-    const out: Uint8Array[] = [];
-    for (let i = a; i < b;) {
-      const blk = Math.floor(i / BLOCK);
-      const off = this.offsets[blk];
-      const first = i - blk * BLOCK;
-      const last = Math.min(b - blk * BLOCK, off.length - 1);
-      if (out.length > 0) out.push(COMMA);
-      out.push(this.blocks[blk].subarray(off[first], off[last] - 1));
-      i = blk * BLOCK + last;
+  /** Writes item i's JSON at out[at...]; returns the position after it. */
+  write(i: number, out: Uint8Array, at: number): number {
+    const t = i % PERIOD;
+    const { parts, slots } = this.templates[t];
+    const name = this.names[t] + i.toString(36).padStart(5, "0");
+    out.set(parts[0], at);
+    at += parts[0].length;
+    for (let k = 0; k < slots.length; k++) {
+      // Names and resourceVersions are ASCII: one byte per character.
+      at += encoder.encodeInto(
+        slots[k] === "NAME" ? name : String(i + 1),
+        out.subarray(at),
+      ).written;
+      out.set(parts[k + 1], at);
+      at += parts[k + 1].length;
     }
-    return out;
+    return at;
   }
 
   /** Item i's JSON. */
   item(i: number): string {
-    const blk = Math.floor(i / BLOCK);
-    const off = this.offsets[blk];
-    const k = i - blk * BLOCK;
-    return new TextDecoder().decode(
-      this.blocks[blk].subarray(off[k], off[k + 1] - 1),
-    );
+    const out = new Uint8Array(this.maxSize);
+    return decoder.decode(out.subarray(0, this.write(i, out, 0)));
   }
 }
 
-const COMMA = encoder.encode(",");
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+const CHUNK = 64 * 1024;
 const METADATA_HEAD =
   '{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":';
-const full = new Items();
-const meta = new Items();
-/**
- * Every pod field but the name is a function of `i % PERIOD` (namespace,
- * app, hash, node and image cycle with periods 20, 500, 10, 50 and 7): the
- * first PERIOD pods are built with `benchPod`, later ones are copies of
- * their template's JSON with their own name and resourceVersion. A million
- * pods then take seconds to make instead of many minutes. (Repeated long
- * string values are not shared by the client: V8's JSON.parse interns only
- * short ones.)
- */
-const PERIOD = 3500;
-{
+
+function makeItems(): { full: Items; meta: Items } {
   const rng = new Rng(7);
   const now = Date.now();
-  /** Per template: its JSON split around the name and resourceVersion. */
-  const fullT: string[][] = [];
-  const metaT: string[][] = [];
+  const fullT: Template[] = [];
+  const metaT: Template[] = [];
   const names: string[] = [];
+  // split() with a capturing group keeps the tokens: [a, "NAME", b, "RV", c]
+  // (or RV first), so the order of the two fields does not matter.
+  const template = (json: string): Template => {
+    const split = json.split(/@@(NAME|RV)@@/);
+    const parts = split.filter((_, k) => k % 2 === 0).map((p) => {
+      const bytes = encoder.encode(p);
+      if (bytes.length !== p.length) {
+        throw new Error("Bench pods must be ASCII");
+      }
+      return bytes;
+    });
+    return {
+      parts,
+      slots: split.filter((_, k) => k % 2 === 1) as ("NAME" | "RV")[],
+      size: parts.reduce((n, p) => n + p.length, 0),
+    };
+  };
   for (let t = 0; t < Math.min(PERIOD, count); t++) {
     const pod = benchPod(t, rng, now);
     names.push(pod.metadata.name!.slice(0, -5));
@@ -138,37 +158,68 @@ const PERIOD = 3500;
     pod.metadata.resourceVersion = "@@RV@@";
     // List items carry no kind and apiVersion (the list does).
     const { kind: _k, apiVersion: _a, ...item } = pod;
-    fullT.push(JSON.stringify(item).split(/@@(NAME|RV)@@/));
-    metaT.push(
-      (METADATA_HEAD + JSON.stringify(pod.metadata) + "}").split(
-        /@@(NAME|RV)@@/,
-      ),
-    );
-  }
-  // split() with a capturing group keeps the tokens: [a, "NAME", b, "RV", c]
-  // (or RV first), so the order of the two fields does not matter.
-  const fill = (parts: string[], name: string, version: string) => {
-    let out = parts[0];
-    for (let k = 1; k < parts.length; k += 2) {
-      out += (parts[k] === "NAME" ? name : version) + parts[k + 1];
+    if (serve.has("full")) fullT.push(template(JSON.stringify(item)));
+    if (serve.has("metadata")) {
+      metaT.push(
+        template(METADATA_HEAD + JSON.stringify(pod.metadata) + "}"),
+      );
     }
-    return out;
+  }
+  return {
+    full: new Items(fullT, serve.has("full") ? names : []),
+    meta: new Items(metaT, serve.has("metadata") ? names : []),
   };
-  for (let start = 0; start < count; start += BLOCK) {
-    const fulls: string[] = [];
-    const metas: string[] = [];
-    for (let i = start; i < Math.min(count, start + BLOCK); i++) {
-      const t = i % PERIOD;
-      const name = names[t] + i.toString(36).padStart(5, "0");
-      if (serve.has("full")) fulls.push(fill(fullT[t], name, String(i + 1)));
-      if (serve.has("metadata")) {
-        metas.push(fill(metaT[t], name, String(i + 1)));
-      }
-    }
-    if (serve.has("full")) full.add(fulls);
-    if (serve.has("metadata")) meta.add(metas);
-  }
 }
+
+const { full, meta } = makeItems();
+
+/**
+ * What the server has sent, for the orchestrator to report when a client
+ * dies: list requests, and items of the latest list (or initial events of
+ * the latest watch-list) written to its response so far.
+ */
+const stats = { lists: 0, listItemsSent: 0, listItems: 0 };
+
+/**
+ * `head`, items [a, b) each wrapped in `pre`/`post` and separated by `sep`,
+ * then `tail`, as chunks of about CHUNK bytes made one at a time.
+ */
+function* itemChunks(
+  items: Items,
+  a: number,
+  b: number,
+  head: Uint8Array,
+  wrap: { pre: Uint8Array; post: Uint8Array; sep: Uint8Array },
+  tail: Uint8Array,
+): Generator<Uint8Array> {
+  const room = CHUNK + items.maxSize + head.length + tail.length +
+    wrap.pre.length + wrap.post.length + wrap.sep.length;
+  let out = new Uint8Array(room);
+  out.set(head);
+  let at = head.length;
+  for (let i = a; i < b; i++) {
+    if (i > a) {
+      out.set(wrap.sep, at);
+      at += wrap.sep.length;
+    }
+    out.set(wrap.pre, at);
+    at = items.write(i, out, at + wrap.pre.length);
+    out.set(wrap.post, at);
+    at += wrap.post.length;
+    // Pages go on from where the last ended: i + 1 items sent in all.
+    stats.listItemsSent = i + 1;
+    if (at >= CHUNK) {
+      yield out.subarray(0, at);
+      out = new Uint8Array(room);
+      at = 0;
+    }
+  }
+  out.set(tail, at);
+  yield out.subarray(0, at + tail.length);
+}
+
+const NONE = new Uint8Array(0);
+const COMMA = encoder.encode(",");
 
 let rv = count;
 const watchers = new Set<
@@ -195,10 +246,30 @@ function* chunked(parts: Iterable<Uint8Array>): Generator<Uint8Array> {
   if (size > 0) yield concat(buf, size);
 }
 
+/** A response body pulling chunks from `it` one at a time, then running `done`. */
+function lazyBody(
+  it: Iterator<Uint8Array>,
+  done: (c: ReadableStreamDefaultController<Uint8Array>) => void = (c) =>
+    c.close(),
+  onCancel: () => void = () => {},
+): ReadableStream<Uint8Array> {
+  let finished = false;
+  return new ReadableStream<Uint8Array>({
+    pull(c) {
+      if (finished) return;
+      const next = it.next();
+      if (!next.done) return c.enqueue(next.value);
+      finished = true;
+      done(c);
+    },
+    cancel: onCancel,
+  }, { highWaterMark: 0 });
+}
+
 function list(req: Request, q: URLSearchParams): Response {
   const metadata = isMetadata(req, "PartialObjectMetadataList");
   const items = metadata ? meta : full;
-  if (items.blocks.length === 0 && count > 0) {
+  if (items.templates.length === 0 && count > 0) {
     return new Response("encoding not served", { status: 406 });
   }
   const cont = q.get("continue");
@@ -222,17 +293,20 @@ function list(req: Request, q: URLSearchParams): Response {
     : `{"kind":"PodList","apiVersion":"v1","metadata":${
       JSON.stringify(m)
     },"items":[`;
-  const parts = [encoder.encode(head), ...items.range(start, end)];
-  parts.push(encoder.encode("]}"));
-  const it = chunked(parts);
-  const body = new ReadableStream<Uint8Array>({
-    pull(c) {
-      const next = it.next();
-      if (next.done) c.close();
-      else c.enqueue(next.value);
-    },
-  });
-  return new Response(body, {
+  if (!cont) {
+    stats.lists++;
+    stats.listItemsSent = 0;
+    stats.listItems = count;
+  }
+  const it = itemChunks(
+    items,
+    start,
+    end,
+    encoder.encode(head),
+    { pre: NONE, post: NONE, sep: COMMA },
+    encoder.encode("]}"),
+  );
+  return new Response(lazyBody(it), {
     headers: {
       "content-type": metadata
         ? "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1"
@@ -244,38 +318,42 @@ function list(req: Request, q: URLSearchParams): Response {
 function watch(req: Request, q: URLSearchParams): Response {
   const metadata = isMetadata(req, "PartialObjectMetadata");
   const items = metadata ? meta : full;
-  let w: (typeof watchers extends Set<infer W> ? W : never) | undefined;
-  const body = new ReadableStream<Uint8Array>({
-    start(c) {
-      w = { metadata, c };
-      if (q.get("sendInitialEvents") === "true") {
-        const parts: Uint8Array[] = [];
-        const pre = encoder.encode('{"type":"ADDED","object":');
-        const post = encoder.encode("}\n");
-        for (let i = 0; i < count; i++) {
-          parts.push(pre, encoder.encode(items.item(i)), post);
-        }
-        parts.push(encoder.encode(
-          JSON.stringify({
-            type: "BOOKMARK",
-            object: {
-              kind: metadata ? "PartialObjectMetadata" : "Pod",
-              apiVersion: metadata ? "meta.k8s.io/v1" : "v1",
-              metadata: {
-                resourceVersion: String(rv),
-                annotations: { "k8s.io/initial-events-end": "true" },
-              },
-            },
-          }) + "\n",
-        ));
-        for (const chunk of chunked(parts)) c.enqueue(chunk);
-      }
-      watchers.add(w);
-    },
-    cancel() {
-      if (w) watchers.delete(w);
-    },
-  });
+  const w = {
+    metadata,
+    c: undefined as unknown as ReadableStreamDefaultController<Uint8Array>,
+  };
+  const initial = q.get("sendInitialEvents") === "true";
+  if (initial) {
+    stats.lists++;
+    stats.listItemsSent = 0;
+    stats.listItems = count;
+  }
+  const bookmark = encoder.encode(
+    JSON.stringify({
+      type: "BOOKMARK",
+      object: {
+        kind: metadata ? "PartialObjectMetadata" : "Pod",
+        apiVersion: metadata ? "meta.k8s.io/v1" : "v1",
+        metadata: {
+          resourceVersion: String(rv),
+          annotations: { "k8s.io/initial-events-end": "true" },
+        },
+      },
+    }) + "\n",
+  );
+  // Initial events (watch-list) are made as the client reads them; then the
+  // watch joins the set that MODIFIED events are written to.
+  const it = initial
+    ? itemChunks(items, 0, count, NONE, {
+      pre: encoder.encode('{"type":"ADDED","object":'),
+      post: encoder.encode("}\n"),
+      sep: NONE,
+    }, bookmark)
+    : [][Symbol.iterator]();
+  const body = lazyBody(it, (c) => {
+    w.c = c;
+    watchers.add(w);
+  }, () => watchers.delete(w));
   return new Response(body, {
     headers: { "content-type": "application/json" },
   });
@@ -350,6 +428,9 @@ const control = Deno.serve({
     }
     modify(Number(url.searchParams.get("count") ?? 1000));
     return new Response(JSON.stringify({ rv }));
+  }
+  if (url.pathname === "/stats") {
+    return new Response(JSON.stringify({ ...stats, peakRssMB: peakRssMB() }));
   }
   return new Response("not found", { status: 404 });
 });

@@ -23,12 +23,17 @@
  */
 
 import { readTextUntil } from "../../testing/read_text.ts";
+import { peakRssMB } from "./_rss.ts";
 
 const USAGE = `Usage: deno task bench:compare [options]
 
 Serves N realistic pods (~4.5 KB of JSON each) from a bench server process
 and syncs + watches them with each implementation, one client process at a
-time; prints Markdown tables (medians, paired "vs raw" ratios).
+time; prints Markdown tables (medians, paired "vs raw" ratios, each
+client's peak RSS). A client that fails gets a row saying why: V8's heap
+limit (with its heap after the last GC), the kernel's OOM killer, the
+timeout or its last error line, then its last progress line (objects
+added, heap, RSS every 10 s) and how many list items the server had sent.
 
 Options:
   --sizes A,B,...      pod counts (default 10000,50000,100000)
@@ -45,7 +50,7 @@ Options:
                        kubecache-metadata-strip
   --client-heap MB     --max-old-space-size of the client processes, or
                        "default" for V8's default (default 16384)
-  --timeout MS         per client process (default 600000)
+  --timeout MS         per client process, then it is killed (default 600000)
   --watch-writes W     how the server writes watch events: event (one
                        chunk per event, as a real apiserver flushes; the
                        default) or 64k (~64 KiB chunks, many events each);
@@ -68,6 +73,8 @@ interface Result {
   eventsPerSec?: number;
   eventsPerCpuSec?: number;
   rssMB?: number;
+  /** The client's peak RSS (its own VmHWM, or polled while it ran). */
+  peakRssMB?: number;
   error?: string;
 }
 
@@ -131,10 +138,19 @@ const serve = [
   ...(impls.some((i) => i.includes("metadata")) ? ["metadata"] : []),
 ].join(",");
 
+/** A running bench server: its URLs and what to ask it when a client fails. */
+interface Server {
+  url: string;
+  control: string;
+  pid: number;
+  /** Set once the server process has exited (it should outlive every client). */
+  exited?: Deno.CommandStatus;
+}
+
 async function withServer<T>(
   pods: number,
   firstList: string,
-  fn: (url: string, control: string) => Promise<T>,
+  fn: (server: Server) => Promise<T>,
 ): Promise<T> {
   const child = new Deno.Command(Deno.execPath(), {
     args: [
@@ -160,22 +176,104 @@ async function withServer<T>(
   const { text, ended } = await readTextUntil(reader, (t) => t.includes("\n"));
   if (ended) throw new Error(`Bench server for ${pods} pods exited early`);
   const { url, control } = JSON.parse(text.split("\n")[0]);
+  const server: Server = { url, control, pid: child.pid };
+  child.status.then((s) => server.exited = s);
   try {
-    return await fn(url, control);
+    return await fn(server);
   } finally {
+    console.error(JSON.stringify({
+      server: { pods, firstList, peakRssMB: peakRssMB(child.pid) },
+    }));
     await child.stdin.close();
     await reader.cancel();
     await child.status;
   }
 }
 
+/** What the server had sent when a client failed, e.g. "412000 of 600000 list items sent". */
+async function serverProgress(server: Server): Promise<string> {
+  if (server.exited) {
+    return `the bench server had exited (code ${server.exited.code}${
+      server.exited.signal ? `, ${server.exited.signal}` : ""
+    })`;
+  }
+  try {
+    const res = await fetch(`${server.control}/stats`, {
+      signal: AbortSignal.timeout(10_000),
+    });
+    const s = await res.json();
+    return `server: ${s.listItemsSent} of ${s.listItems} items of list ${s.lists} sent`;
+  } catch (e) {
+    return `bench server not answering (${(e as Error).message})`;
+  }
+}
+
+/** Whether the kernel log names `pid` as killed by the out-of-memory killer. */
+async function oomKilled(pid: number): Promise<boolean> {
+  try {
+    const out = await new Deno.Command("dmesg", {
+      stdout: "piped",
+      stderr: "null",
+    })
+      .output();
+    return new RegExp(`Killed process ${pid}\\b`).test(
+      new TextDecoder().decode(out.stdout),
+    );
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Why a client process failed, in one line for the table: V8's heap limit
+ * (with the heap size of its last GC), the kernel's OOM killer, the bench's
+ * timeout, a signal, or the client's last error line; then how far it got
+ * (its last progress line, what the server had sent).
+ */
+async function failureReason(
+  stderrText: string,
+  status: Deno.CommandStatus,
+  opts: { pid: number; timedOut: boolean; server: Server },
+): Promise<string> {
+  const lines = stderrText.split("\n").map((l) => l.trim()).filter((l) =>
+    l !== "" && l !== "#"
+  );
+  const progress = lines.findLast((l) => l.startsWith("progress "));
+  const other = lines.filter((l) => !l.startsWith("progress "));
+  const oom = other.find((l) => /out of memory/i.test(l));
+  let why: string;
+  if (opts.timedOut) {
+    why = `timed out after ${timeoutMs / 1000} s (--timeout)`;
+  } else if (oom) {
+    // V8's "Last few GCs" lines: "Mark-Compact 4093.2 (4130.5) -> ...".
+    const gc = other.findLast((l) => /Mark-Compact/.test(l))?.match(
+      /Mark-Compact[^\d]*([\d.]+) \(([\d.]+)\) -> ([\d.]+)/,
+    );
+    why = `V8 heap limit: "${oom.replace(/^#\s*/, "")}"${
+      gc ? ` (heap ${Math.round(Number(gc[3]))} MB after the last GC)` : ""
+    }`;
+  } else if (status.signal === "SIGKILL" && await oomKilled(opts.pid)) {
+    why = "killed by the kernel's out-of-memory killer (dmesg)";
+  } else {
+    const line = other.findLast((l) => /error/i.test(l)) ?? other.at(-1);
+    why = line ?? `no message on stderr`;
+  }
+  const how = status.signal
+    ? `signal ${status.signal}`
+    : `exit code ${status.code}`;
+  const at = progress
+    ? `last progress ${progress.slice("progress ".length)}`
+    : "no progress line";
+  return `${why}; ${how}; ${at}; ${await serverProgress(opts.server)}`;
+}
+
+/** Runs one client process; never throws: a failure is a Result with `error`. */
 async function runClient(
   impl: string,
   pods: number,
-  url: string,
-  control: string,
+  server: Server,
 ): Promise<Result> {
-  const out = await new Deno.Command(Deno.execPath(), {
+  const child = new Deno.Command(Deno.execPath(), {
     args: [
       "run",
       "--no-lock",
@@ -185,9 +283,9 @@ async function runClient(
       "--impl",
       impl,
       "--url",
-      url,
+      server.url,
       "--control",
-      control,
+      server.control,
       "--pods",
       String(pods),
       "--events",
@@ -195,15 +293,34 @@ async function runClient(
     ],
     stdout: "piped",
     stderr: "piped",
-    signal: AbortSignal.timeout(timeoutMs),
-  }).output();
-  const stdout = new TextDecoder().decode(out.stdout).trim();
-  const line = stdout.split("\n").findLast((l) => l.startsWith("{"));
-  if (out.success && line) return JSON.parse(line);
-  const stderr = new TextDecoder().decode(out.stderr).trim().split("\n");
-  const reason = stderr.findLast((l) => /error/i.test(l)) ?? stderr.at(-1) ??
-    `exit code ${out.code}`;
-  return { impl, pods, error: reason.slice(0, 160) };
+  }).spawn();
+  // Peak RSS while it runs (the process's own figure is lost if it dies).
+  let peak: number | undefined;
+  const poll = setInterval(() => {
+    peak = peakRssMB(child.pid) ?? peak;
+  }, 1000);
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    child.kill("SIGKILL");
+  }, timeoutMs);
+  try {
+    const out = await child.output();
+    const stdout = new TextDecoder().decode(out.stdout).trim();
+    const line = stdout.split("\n").findLast((l) => l.startsWith("{"));
+    if (out.success && line) return JSON.parse(line);
+    const error = await failureReason(
+      new TextDecoder().decode(out.stderr),
+      out,
+      { pid: child.pid, timedOut, server },
+    );
+    return { impl, pods, peakRssMB: peak, error };
+  } catch (e) {
+    return { impl, pods, peakRssMB: peak, error: `bench: ${e}` };
+  } finally {
+    clearInterval(poll);
+    clearTimeout(timer);
+  }
 }
 
 function median(xs: number[]): number | undefined {
@@ -218,7 +335,8 @@ type Metric =
   | "syncCpuMs"
   | "bytesPerObject"
   | "eventsPerSec"
-  | "eventsPerCpuSec";
+  | "eventsPerCpuSec"
+  | "peakRssMB";
 
 /** One implementation at one size: a result per round (same index = same round). */
 interface Row {
@@ -246,19 +364,20 @@ function pairedRatio(row: Row, base: Row | undefined, m: Metric): string {
 
 function table(rows: Row[]): string {
   const lines = [
-    "| pods | first list | implementation | initial sync | sync vs raw | sync CPU | CPU vs raw | heap bytes/object | heap vs raw | watch events/s | events per CPU-s | events/CPU-s vs raw |",
-    "| ---: | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    "| pods | first list | implementation | initial sync | sync vs raw | sync CPU | CPU vs raw | heap bytes/object | heap vs raw | watch events/s | events per CPU-s | events/CPU-s vs raw | peak RSS MB |",
+    "| ---: | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
   ];
   for (const row of rows) {
     const base = rows.find((b) =>
       b.impl === "raw" && b.pods === row.pods && b.firstList === row.firstList
     );
-    const failed = row.runs.find((r) => r.error);
+    // An empty message still means the run failed.
+    const failed = row.runs.find((r) => r.error !== undefined);
     if (failed) {
       lines.push(
         `| ${row.pods} | ${row.firstList} | ${row.impl} | failed: ${
-          failed.error!.replaceAll("|", "/")
-        } | | | | | | | | |`,
+          (failed.error || "no reason given").replaceAll("|", "/")
+        } | | | | | | | | | ${failed.peakRssMB ?? ""} |`,
       );
       continue;
     }
@@ -272,7 +391,7 @@ function table(rows: Row[]): string {
         m("eventsPerSec")
       } | ${m("eventsPerCpuSec")} | ${
         pairedRatio(row, base, "eventsPerCpuSec")
-      } |`,
+      } | ${m("peakRssMB")} |`,
     );
   }
   return lines.join("\n");
@@ -296,17 +415,24 @@ for (const [pods, all] of runs) {
       runs: [],
     }));
     rows.push(...sized);
-    await withServer(pods, firstList, async (url, control) => {
-      for (let round = 0; round < rounds; round++) {
-        // Rotate the order so no implementation always runs first or last.
-        for (let i = 0; i < sized.length; i++) {
-          const row = sized[(i + round) % sized.length];
-          const r = await runClient(row.impl, pods, url, control);
-          console.error(JSON.stringify({ round, firstList, ...r }));
-          row.runs[round] = r;
+    try {
+      await withServer(pods, firstList, async (server) => {
+        for (let round = 0; round < rounds; round++) {
+          // Rotate the order so no implementation always runs first or last.
+          for (let i = 0; i < sized.length; i++) {
+            const row = sized[(i + round) % sized.length];
+            const r = await runClient(row.impl, pods, server);
+            console.error(JSON.stringify({ round, firstList, ...r }));
+            row.runs[round] = r;
+          }
         }
+      });
+    } catch (e) {
+      // The table is still printed, with this size's rows failed.
+      for (const row of sized) {
+        row.runs.push({ impl: row.impl, pods, error: `bench server: ${e}` });
       }
-    });
+    }
   }
 }
 /** Watch without HTTP: raw, the decoder alone and kubecache, alternating in one process. */
