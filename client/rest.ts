@@ -872,7 +872,9 @@ async function readJson(
 /**
  * Resolve once `lastData()` is `ms` or more in the past; reject when
  * `signal` aborts. Sleeps until the earliest moment that can be true, so
- * a steady stream costs one timer per `ms`, not one per chunk.
+ * a steady stream costs one timer per `ms`, not one per chunk. A timer
+ * that wakes late (the event loop was busy) starts a new window instead
+ * of timing out a call whose answer may already be waiting.
  */
 async function idleTimer(
   clock: Clock,
@@ -882,12 +884,26 @@ async function idleTimer(
 ): Promise<void> {
   let wait = ms;
   for (;;) {
+    const due = clock.now() + wait;
     await clock.sleep(wait, signal);
-    const idle = clock.now() - lastData();
-    if (idle >= ms) return;
-    wait = ms - idle;
+    const now = clock.now();
+    const idle = now - lastData();
+    if (idle < ms) {
+      wait = ms - idle;
+    } else if (now - due > LATE_WAKE_MS) {
+      // Woken late: synchronous work (a long burst of handlers or store
+      // writes) held the event loop, so data may be waiting behind this
+      // timer, unread. Idle time counts only while data could be seen:
+      // measure a fresh window from now.
+      wait = ms;
+    } else {
+      return;
+    }
   }
 }
+
+/** A timer firing this much (ms) after its due time means the loop was held. */
+const LATE_WAKE_MS = 50;
 
 function listQuery(opts: ListOptions, watch: boolean): URLSearchParams {
   const q = new URLSearchParams();

@@ -620,6 +620,59 @@ Deno.test("KubeClient times out a slow request on its clock", async () => {
   await serverClock.step(60_000);
 });
 
+/** A FakeClock whose timers can wake late, as real timers do while
+ * synchronous work holds the event loop: `now()` runs `heldMs` ahead. */
+class LateWakeClock extends FakeClock {
+  heldMs = 0;
+  override now(): number {
+    return super.now() + this.heldMs;
+  }
+}
+
+Deno.test("KubeClient does not time out a call when its timer wakes late: the loop was held, the answer may be waiting", async () => {
+  const serverClock = new FakeClock(0);
+  await using server = await FakeApiServer.start({ clock: serverClock });
+  const clock = new LateWakeClock(0);
+  await using client = new KubeClient(
+    KubeConfig.fromOptions({ server: server.url }),
+    { clock, timeoutMs: 5_000 },
+  );
+  server.faults.latency(1_000);
+  let settled = false;
+  const pending = client.list(CMs).finally(() => settled = true);
+  await clock.waitForWaiters(1);
+  await serverClock.waitForWaiters(1);
+  // The timer fires 10 s late: a fresh 5 s window starts instead of a timeout.
+  clock.heldMs = 10_000;
+  await clock.step(5_000);
+  await clock.waitForWaiters(1);
+  assert.equal(settled, false);
+  await serverClock.step(1_000);
+  assert.deepEqual((await pending).items, []);
+});
+
+Deno.test("KubeClient times out after a late wake once a whole window passes silent", async () => {
+  const serverClock = new FakeClock(0);
+  await using server = await FakeApiServer.start({ clock: serverClock });
+  const clock = new LateWakeClock(0);
+  await using client = new KubeClient(
+    KubeConfig.fromOptions({ server: server.url }),
+    { clock, timeoutMs: 5_000 },
+  );
+  server.faults.latency(60_000);
+  const pending = rejection(client.list(CMs));
+  await clock.waitForWaiters(1);
+  clock.heldMs = 10_000;
+  await clock.step(5_000);
+  await clock.waitForWaiters(1);
+  await clock.step(4_999);
+  assert.equal(clock.hasWaiters(), true);
+  await clock.step(1);
+  assert.ok(await pending instanceof RequestTimeoutError);
+  server.faults.clear();
+  await serverClock.step(60_000);
+});
+
 Deno.test("KubeClient rejects with the abort reason", async () => {
   const serverClock = new FakeClock(0);
   await using server = await FakeApiServer.start({ clock: serverClock });
