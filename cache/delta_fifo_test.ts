@@ -946,3 +946,31 @@ Deno.test("DeltaFIFO.replace() during an async process tombstones the key it lea
   assert.equal(tombstone.at(-1)?.type, "Deleted");
   assert.deepEqual([...store.keys()], []);
 });
+
+Deno.test("DeltaFIFO.popEach yields to timers and I/O during a long synchronous burst", async () => {
+  const fifo = newFIFO();
+  for (let i = 0; i < 1024; i++) fifo.add(obj(`o${i}`, i));
+  let popped = 0;
+  let poppedWhenTimerRan = -1;
+  const timer = new Promise<void>((resolve) =>
+    setTimeout(() => {
+      poppedWhenTimerRan = popped;
+      resolve();
+    }, 0)
+  );
+  const loop = fifo.popEach(() => {
+    popped++;
+    // One slow key: the burst has now held the loop for longer than a slice.
+    if (popped === 100) {
+      const start = performance.now();
+      while (performance.now() - start < 60) { /* busy */ }
+    }
+    if (popped === 1024) fifo.close();
+  });
+  await loop;
+  await timer;
+  assert.ok(
+    poppedWhenTimerRan > 0 && poppedWhenTimerRan < 1024,
+    `the timer ran after ${poppedWhenTimerRan} of 1024 pops`,
+  );
+});
