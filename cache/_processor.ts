@@ -46,12 +46,6 @@ export function objectHandler<T>(
 /** client-go `minimumResyncPeriod`: per-handler resync periods are at least 1 s. */
 export const MINIMUM_RESYNC_PERIOD_MS = 1_000;
 
-/** One notification queued for a listener. */
-export type Notification<T> =
-  | { type: "add"; obj: T; isInInitialList: boolean }
-  | { type: "update"; oldObj: T; newObj: T }
-  | { type: "delete"; obj: T | DeletedFinalStateUnknown<T> };
-
 /**
  * How a listener's buffer holds a notification: three slots, its kind and
  * its one or two objects, so the watch path allocates no notification
@@ -157,7 +151,7 @@ export class RingBuffer<T> {
 
 /**
  * Relays notifications to one handler (client-go `processorListener`).
- * `add` only buffers; the listener's own loop awaits each handler call
+ * `push` only buffers; the listener's own loop awaits each handler call
  * before the next, so calls to one handler never overlap and keep their
  * order. It is also the registration handed back by `addEventHandler`.
  */
@@ -221,27 +215,7 @@ export class ProcessorListener<T> {
     return this.#buffer.length / 3;
   }
 
-  /** Queue a notification; never blocks. Ignored once stopped. */
-  add(notification: Notification<T>): void {
-    switch (notification.type) {
-      case "add":
-        return this.push(
-          notification.isInInitialList ? ADD_INITIAL : ADD,
-          notification.obj,
-          undefined,
-        );
-      case "update":
-        return this.push(
-          UPDATE,
-          notification.oldObj,
-          notification.newObj,
-        );
-      case "delete":
-        return this.push(DELETE, notification.obj, undefined);
-    }
-  }
-
-  /** {@link add} without a notification object: its kind and objects. */
+  /** Queue a notification (its kind and objects); never blocks. Ignored once stopped. */
   push(
     kind: Kind,
     a: T | DeletedFinalStateUnknown<T>,
@@ -470,28 +444,6 @@ export class SharedProcessor<T> {
    * latest {@link shouldResync} tick: none before the first tick, never one
    * with resync period 0.
    */
-  distribute(notification: Notification<T>, sync: boolean): void {
-    switch (notification.type) {
-      case "add":
-        return this.push(
-          notification.isInInitialList ? ADD_INITIAL : ADD,
-          notification.obj,
-          undefined,
-          sync,
-        );
-      case "update":
-        return this.push(
-          UPDATE,
-          notification.oldObj,
-          notification.newObj,
-          sync,
-        );
-      case "delete":
-        return this.push(DELETE, notification.obj, undefined, sync);
-    }
-  }
-
-  /** {@link distribute} without a notification object (the watch path's). */
   push(
     kind: Kind,
     a: T | DeletedFinalStateUnknown<T>,

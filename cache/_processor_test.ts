@@ -9,11 +9,13 @@ import {
 import type { KubeObject } from "../api/object.ts";
 import { Cache } from "./_cache.ts";
 import {
+  ADD,
+  ADD_INITIAL,
   determineResyncPeriod,
-  type Notification,
   processDeltas,
   RingBuffer,
   SharedProcessor,
+  UPDATE,
 } from "./_processor.ts";
 
 function obj(name: string, rv = "1"): KubeObject {
@@ -97,7 +99,7 @@ Deno.test("ProcessorListener delivers in order, awaiting async handlers one at a
   p.addListener(listener);
   p.run();
   for (const n of ["a", "b", "c"]) {
-    p.distribute({ type: "add", obj: obj(n), isInInitialList: false }, false);
+    p.push(ADD, obj(n), undefined, false);
   }
   // release in reverse: order must still be a, b, c
   gates[2].resolve();
@@ -135,10 +137,7 @@ Deno.test("SharedProcessor: a slow handler does not block another", async () => 
   }));
   p.run();
   for (let i = 0; i < 1000; i++) {
-    p.distribute(
-      { type: "add", obj: obj(`o${i}`), isInInitialList: false },
-      false,
-    );
+    p.push(ADD, obj(`o${i}`), undefined, false);
   }
   await fast.waitFor(1000);
   assert.equal(slowCalls, 1);
@@ -162,13 +161,13 @@ Deno.test("ProcessorListener.hasSynced() waits for upstream and the initial adds
   assert.equal(listener.hasSynced(), false);
   upstream = true;
   assert.equal(listener.hasSynced(), true); // nothing initial queued yet
-  listener.add({ type: "add", obj: obj("a"), isInInitialList: true });
-  listener.add({ type: "add", obj: obj("b"), isInInitialList: true });
-  listener.add({ type: "add", obj: obj("c"), isInInitialList: false });
+  listener.push(ADD_INITIAL, obj("a"), undefined);
+  listener.push(ADD_INITIAL, obj("b"), undefined);
+  listener.push(ADD, obj("c"), undefined);
   assert.equal(listener.hasSynced(), false);
   p.run();
   gate.resolve();
-  listener.add({ type: "add", obj: obj("d"), isInInitialList: false });
+  listener.push(ADD, obj("d"), undefined);
   // d is queued after the initial adds: once it is handled they are too
   await new Promise<void>((resolve) => {
     const check = () =>
@@ -193,12 +192,12 @@ Deno.test("SharedProcessor.removeListener() stops delivery and drops pending not
   }, { resyncPeriod: 0, started: false, hasSynced: () => true });
   p.addListener(listener);
   p.run();
-  p.distribute({ type: "add", obj: obj("a"), isInInitialList: false }, false);
-  p.distribute({ type: "add", obj: obj("b"), isInInitialList: false }, false);
+  p.push(ADD, obj("a"), undefined, false);
+  p.push(ADD, obj("b"), undefined, false);
   await Promise.resolve();
   assert.equal(p.removeListener(listener), true);
   assert.equal(p.removeListener(listener), false);
-  p.distribute({ type: "add", obj: obj("c"), isInInitialList: false }, false);
+  p.push(ADD, obj("c"), undefined, false);
   gate.resolve();
   await p.stop(); // waits for the call in flight
   assert.deepEqual(seen, ["a"]);
@@ -279,16 +278,8 @@ Deno.test("SharedProcessor.shouldResync() only marks due listeners, and sync not
     )
   );
   p.run();
-  const sync: Notification<KubeObject> = {
-    type: "update",
-    oldObj: obj("a"),
-    newObj: obj("a"),
-  };
-  const marker: Notification<KubeObject> = {
-    type: "add",
-    obj: obj("m"),
-    isInInitialList: false,
-  };
+  const same = obj("a");
+  const marker = obj("m");
   const markers = () =>
     recs.map((r) => r.events.filter((e) => e === "add m").length);
   let steps = 0;
@@ -297,8 +288,8 @@ Deno.test("SharedProcessor.shouldResync() only marks due listeners, and sync not
   const step = async (ms: number) => {
     await clock.step(ms);
     const needed = p.shouldResync();
-    if (needed) p.distribute(sync, true);
-    p.distribute(marker, false);
+    if (needed) p.push(UPDATE, same, same, true);
+    p.push(ADD, marker, undefined, false);
     steps++;
     while (markers().some((m) => m < steps)) await Promise.resolve();
     return needed;
