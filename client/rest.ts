@@ -48,7 +48,10 @@ export interface KubeClientOptions {
    * response headers, then for each next chunk of the body (so a big list
    * on a slow link completes as long as bytes keep coming). A watch is
    * bounded until its headers only; its stream lasts as long as the
-   * server's `timeoutSeconds`. 0 disables it. Default 30 000.
+   * server's `timeoutSeconds`. 0 disables it. Default 30 000. Time during
+   * which synchronous work held the event loop does not count: a timer
+   * that wakes over 50 ms late starts a fresh window, as the answer may be
+   * waiting unread.
    */
   timeoutMs?: number;
   /** Clock for the request timeouts and exec credential expiry. Default the real clock. */
