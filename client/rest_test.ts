@@ -595,14 +595,32 @@ Deno.test("KubeClient sends the bearer token; a wrong one is Unauthorized", asyn
   assert.ok(isForbidden(await rejection(none.list(ConfigMaps))));
 });
 
-Deno.test("KubeClient times out a slow request on its clock", async () => {
+/**
+ * A FakeApiServer on a clock of its own and a KubeClient timing its calls
+ * out after 5 s idle on `clock`; disposing closes both.
+ */
+async function timedClient(clock: FakeClock) {
   const serverClock = new FakeClock(0);
-  await using server = await FakeApiServer.start({ clock: serverClock });
-  const clock = new FakeClock(0);
-  await using client = new KubeClient(
+  const server = await FakeApiServer.start({ clock: serverClock });
+  const client = new KubeClient(
     KubeConfig.fromOptions({ server: server.url }),
     { clock, timeoutMs: 5_000 },
   );
+  return {
+    server,
+    serverClock,
+    client,
+    async [Symbol.asyncDispose]() {
+      await client[Symbol.asyncDispose]();
+      await server.close();
+    },
+  };
+}
+
+Deno.test("KubeClient times out a slow request on its clock", async () => {
+  const clock = new FakeClock(0);
+  await using timed = await timedClient(clock);
+  const { server, serverClock, client } = timed;
   server.faults.latency(60_000);
   const pending = rejection(client.list(CMs));
   await clock.waitForWaiters(1);
@@ -630,13 +648,9 @@ class LateWakeClock extends FakeClock {
 }
 
 Deno.test("KubeClient does not time out a call when its timer wakes late: the loop was held, the answer may be waiting", async () => {
-  const serverClock = new FakeClock(0);
-  await using server = await FakeApiServer.start({ clock: serverClock });
   const clock = new LateWakeClock(0);
-  await using client = new KubeClient(
-    KubeConfig.fromOptions({ server: server.url }),
-    { clock, timeoutMs: 5_000 },
-  );
+  await using timed = await timedClient(clock);
+  const { server, serverClock, client } = timed;
   server.faults.latency(1_000);
   let settled = false;
   const pending = client.list(CMs).finally(() => settled = true);
@@ -652,13 +666,9 @@ Deno.test("KubeClient does not time out a call when its timer wakes late: the lo
 });
 
 Deno.test("KubeClient times out after a late wake once a whole window passes silent", async () => {
-  const serverClock = new FakeClock(0);
-  await using server = await FakeApiServer.start({ clock: serverClock });
   const clock = new LateWakeClock(0);
-  await using client = new KubeClient(
-    KubeConfig.fromOptions({ server: server.url }),
-    { clock, timeoutMs: 5_000 },
-  );
+  await using timed = await timedClient(clock);
+  const { server, serverClock, client } = timed;
   server.faults.latency(60_000);
   const pending = rejection(client.list(CMs));
   await clock.waitForWaiters(1);
