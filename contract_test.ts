@@ -57,41 +57,28 @@ Deno.test("contract: mod.ts re-exports cache/, client/ and workqueue/, not testi
   }
 });
 
+/** The contract's `Queue` methods, which FIFO and DeltaFIFO both have. */
+const QUEUE_METHODS = [
+  "add",
+  "update",
+  "delete",
+  "replace",
+  "resync",
+  "list",
+  "listKeys",
+  "get",
+  "getByKey",
+  "pop",
+  "addIfNotPresent",
+  "hasSynced",
+  "close",
+  "isClosed",
+];
+
 /** Methods the contract lists for each class, by name. */
 const METHODS: [string, { prototype: object }, string[]][] = [
-  ["FIFO", cache.FIFO, [
-    "add",
-    "update",
-    "delete",
-    "replace",
-    "resync",
-    "list",
-    "listKeys",
-    "get",
-    "getByKey",
-    "pop",
-    "addIfNotPresent",
-    "hasSynced",
-    "close",
-    "isClosed",
-  ]],
-  ["DeltaFIFO", cache.DeltaFIFO, [
-    "add",
-    "update",
-    "delete",
-    "replace",
-    "resync",
-    "list",
-    "listKeys",
-    "get",
-    "getByKey",
-    "pop",
-    "addIfNotPresent",
-    "hasSynced",
-    "close",
-    "isClosed",
-    "keyOf",
-  ]],
+  ["FIFO", cache.FIFO, QUEUE_METHODS],
+  ["DeltaFIFO", cache.DeltaFIFO, [...QUEUE_METHODS, "keyOf"]],
   ["Heap", cache.Heap, [
     "add",
     "bulkAdd",
