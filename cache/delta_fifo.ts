@@ -591,7 +591,9 @@ export class DeltaFIFO<T> implements Queue<T, Deltas<T>> {
    * It is cheaper than a loop of `pop`s: it waits only while the queue is
    * empty and awaits `process` only when it returns a promise, so a
    * synchronous `process` works through a burst of keys without a promise
-   * per key. Other pops wait until the loop ends.
+   * per key, yielding a turn to timers and I/O after each 50 ms of wall
+   * time so a long burst does not hold the event loop. Other pops wait
+   * until the loop ends.
    *
    * An error from `process` (a {@link RequeueError}'s cause included) goes
    * to `errorHandler` and the loop goes on with the next key; without
