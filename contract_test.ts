@@ -1,5 +1,5 @@
 /**
- * The clauses of DESIGN.md (the API contract) that no other test pins down
+ * The API contract (docs/architecture.md, docs/behaviour.md) where no other test pins it down
  * by name: export paths, constructor shapes, option names and defaults.
  * Each test names the clause it checks. Behaviour behind a clause is tested
  * beside its code; this file checks that the contract's spelling works.
@@ -193,7 +193,7 @@ function member(proto: object, name: string): unknown {
   return (proto as Record<PropertyKey, unknown>)[symbols[name] ?? name];
 }
 
-Deno.test("contract: every class has the methods DESIGN.md lists", () => {
+Deno.test("contract: every class has the methods of the API contract", () => {
   const missing: string[] = [];
   for (const [name, cls, methods] of METHODS) {
     for (const m of methods) {
@@ -209,7 +209,7 @@ Deno.test("contract: every class has the methods DESIGN.md lists", () => {
   assert.equal(typeof testing.FakeApiServer.start, "function");
 });
 
-Deno.test("contract: the built-in resource types DESIGN.md lists are exported", () => {
+Deno.test("contract: the built-in resource types are exported", () => {
   const names = [
     "Pods",
     "ConfigMaps",

@@ -1,5 +1,5 @@
 /**
- * Keeps the import graph one-directional (README "How it fits together"):
+ * Keeps the import graph one-directional (docs/architecture.md, Layers; docs/contributing.md):
  *
  * - `api/` (the API vocabulary) imports nothing outside `api/`;
  * - `cache/` imports only `api/` and itself, `client/` only `api/` and

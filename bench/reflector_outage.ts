@@ -1,6 +1,6 @@
 /**
  * Measures how fast a Reflector's cache converges after an apiserver
- * outage (issue 10 item 7): a real FakeApiServer on loopback is stopped, so
+ * outage (docs/behaviour.md, after a 410 on a watch): a real FakeApiServer on loopback is stopped, so
  * connections are refused for `--outage` seconds, then a new one starts on
  * the same port with the data kept, a few changes made and its history
  * compacted, so the old resourceVersion answers 410. Prints the time from

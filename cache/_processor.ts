@@ -359,7 +359,7 @@ export class SharedProcessor<T> {
   // updates (a resync, or an object unchanged in a relist) reach only those.
   // A listener starts not due (client-go starts it "syncing", so before the
   // first tick, and forever with no resyncs, a relist's unchanged objects
-  // reached every handler as spurious updates; DESIGN.md keeps the intent).
+  // reached every handler as spurious updates; docs/behaviour.md keeps the intent).
   #listeners = new Map<ProcessorListener<T>, boolean>();
   /** The keys of #listeners, for a loop without an iterator per event. */
   #all: ProcessorListener<T>[] = [];

@@ -1,4 +1,4 @@
-// The pager's page requested ahead (issue 14 goal 2): a ListerWatcher that
+// The pager's page requested ahead (docs/behaviour.md, Reflector, paging): a ListerWatcher that
 // tells a page's continue token early (onListMeta) gets the next request
 // before the page resolves; one page ahead at most; an unused one is aborted.
 

@@ -73,7 +73,7 @@ export type {
  * applies each ADDED/MODIFIED/DELETED with `add`/`update`/`delete`;
  * BOOKMARKs only advance the resourceVersion.
  *
- * Rules (client-go's, see DESIGN.md): the first list is at RV "0" (the
+ * Rules (client-go's, see docs/behaviour.md): the first list is at RV "0" (the
  * apiserver's cache), a relist at the last synced RV — also after a watch
  * answered 410 Expired/Gone, at once, since the server has answered. Only
  * after a LIST answered 410 or "too large resource version" does the next

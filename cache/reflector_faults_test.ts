@@ -1,5 +1,5 @@
 // Wire scripts of informer bugs reported against client libraries
-// (issue 10 items 4, 7, 8; issue 12 item 7), each as a scripted
+// (the rules in docs/behaviour.md, Reflector), each as a scripted
 // ListerWatcher on a FakeClock.
 
 import assert from "node:assert/strict";
@@ -118,7 +118,7 @@ function reflectorOn(lw: ScriptedLW, opts: { name?: string } = {}) {
 }
 
 Deno.test("Reflector never takes the RV of a watch's synthetic initial ADDEDs as its resume RV", async (t) => {
-  // issue 10 item 4: a watch from RV "" replays the state in any RV order.
+  // docs/behaviour.md, Watch: a watch from RV "" replays the state in any RV order.
   const replay: WatchEvent<KubeObject>[] = [
     { type: "ADDED", object: pod("web-new", "9000") },
     { type: "ADDED", object: pod("web-mid", "5000") },
@@ -160,7 +160,7 @@ Deno.test("Reflector never takes the RV of a watch's synthetic initial ADDEDs as
 });
 
 Deno.test("Reflector relists at once when the server answers 410 after an outage (convergence within 0 ms of fake time)", async (t) => {
-  // issue 10 item 7: connections refused for 20 s, then the old RV
+  // docs/behaviour.md, after a 410 on a watch: connections refused for 20 s, then the old RV
   // answers 410 (as an HTTP status or as an ERROR event). The backoff grown
   // by the refused reconnects must not delay the relist: the server has
   // answered.
@@ -354,7 +354,7 @@ Deno.test("Reflector's default log prints no line for a watch expiry ending in a
 });
 
 Deno.test("Reflector skips a watched object of an unexpected apiVersion/kind without moving the RV", async () => {
-  // issue 12 item 7: a Deployments watch sends an extensions/v1beta1 object.
+  // docs/behaviour.md, wrong kinds: a Deployments watch sends an extensions/v1beta1 object.
   const lw = new ScriptedLW();
   lw.expectedType = { apiVersion: "apps/v1", kind: "Deployment" };
   const dep = (name: string, rv: string, apiVersion = "apps/v1") =>

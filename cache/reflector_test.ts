@@ -105,7 +105,7 @@ Deno.test("Reflector backs off after a very short watch, then relists at the las
 });
 
 Deno.test('Reflector relists at the last synced RV after a watch answered 410, never at RV ""', async (t) => {
-  // issue 10 item 1: LIST rv=0 -> rv 1; WATCH rv=1 -> 410 -> LIST rv=1
+  // docs/behaviour.md, Reflector: LIST rv=0 -> rv 1; WATCH rv=1 -> 410 -> LIST rv=1
   // (served from the watch cache), not a quorum read.
   await t.step("ERROR event 410 Expired", async () => {
     await using h = harness();
@@ -385,7 +385,7 @@ Deno.test("Reflector resumes a cut stream at the last RV without relisting", asy
 });
 
 Deno.test("Reflector backs off after a stream cut before any event within 1 s, then relists at the last RV", async () => {
-  // issue 10 item 3: every WATCH rv=1 answers 200 and dies at once, no
+  // docs/behaviour.md, a very short watch: every WATCH rv=1 answers 200 and dies at once, no
   // bytes: a very short watch, like one that ends cleanly with nothing.
   await using h = harness();
   h.source.add(obj("a"));

@@ -177,7 +177,7 @@ Deno.test("ThreadSafeStore.getIndexers() returns a copy", () => {
   assert.deepEqual(Object.keys(store.getIndexers()), ["idx"]);
 });
 
-// DESIGN.md: an index function that throws never makes an object vanish.
+// docs/behaviour.md, Informers: an index function that throws never makes an object vanish.
 Deno.test("ThreadSafeStore stores the object when an index function throws, absent from that index only", async (t) => {
   const boom = new Error("boom");
   const indexers = {

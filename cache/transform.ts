@@ -21,7 +21,7 @@ import type { KubeObject } from "../api/object.ts";
  * not the last one added turns the object into a slow "dictionary-mode"
  * object (a hash table per object instead of a shared hidden class), so
  * every cached `metadata` grows by its own table and property reads get
- * slower. Measured in `deno task bench:compare` (see the README), `delete`
+ * slower. Measured in `deno task bench:compare` (see docs/performance.md), `delete`
  * saved far less heap than rebuilding and slowed the informer down.
  *
  * Field ownership is lost for the cached copies, so do not send a cached

@@ -568,7 +568,7 @@ export async function readList(
   let decoder: ListDecoder | undefined;
   // A small body is decoded to text chunk by chunk as it arrives and
   // joined once: measured cheaper than joining the bytes into one fresh
-  // buffer of the body's size and decoding that (issue 14).
+  // buffer of the body's size and decoding that (docs/performance.md).
   const utf8 = new TextDecoder();
   let text: string[] = [];
   for await (const chunk of body) {

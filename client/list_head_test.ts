@@ -1,4 +1,4 @@
-// A list's metadata told before its items (issue 14 goal 2: the Reflector's
+// A list's metadata told before its items (docs/behaviour.md, Reflector: the
 // pager requests the next page from it).
 
 import assert from "node:assert/strict";
