@@ -15,6 +15,12 @@
  * `--insecure-skip-tls-verify`, `--demo`. Resource names resolve as kubectl resolves them (plural,
  * singular, short name, `name.group`) through the server's discovery.
  *
+ * For programs, this entry point also exports {@link main} (the CLI run
+ * in-process), {@link describeError} (a failure worded in one line, as the
+ * CLI prints it) and kubectl's column printers ({@link printerFor},
+ * {@link podSummary}, {@link age}), which the library entry points do not
+ * load.
+ *
  * @module
  */
 
@@ -48,6 +54,9 @@ import {
 } from "./_cli/errors.ts";
 
 export { describeError, type ErrorContext } from "./_cli/errors.ts";
+// kubectl's columns per kind, the printers `watch` uses (client-go has none:
+// they are kubectl's `get` printers).
+export * from "./client/printers.ts";
 
 /** Objects per list page, as `kubectl get` asks for. */
 const PAGE_SIZE = 500;

@@ -43,9 +43,23 @@ Deno.test("contract: README's Install names every export path of deno.json", asy
   assert.deepEqual(new Set(paths), new Set(Object.keys(denoJson.exports)));
 });
 
-Deno.test("contract: mod.ts re-exports cache/, client/ and workqueue/, not testing/ or leaderelection/", () => {
+Deno.test("contract: mod.ts re-exports cache/, workqueue/ and the client's config, client and types, not testing/ or leaderelection/", () => {
   const rootNames = new Set(Object.keys(root));
-  const included = { cache, client, workqueue };
+  for (
+    const name of [
+      "KubeConfig",
+      "KubeClient",
+      "listWatch",
+      "metadataListWatch",
+      "Pods",
+      "StatusError",
+      "isNotFound",
+    ]
+  ) {
+    assert.ok(rootNames.has(name), `mod.ts lacks ${name}`);
+    assert.ok(name in client, `client/mod.ts lacks ${name}`);
+  }
+  const included = { cache, workqueue };
   for (const [path, mod] of Object.entries(included)) {
     const missing = Object.keys(mod).filter((n) => !rootNames.has(n));
     assert.deepEqual(missing, [], `mod.ts lacks ${path}/ exports`);

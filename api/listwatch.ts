@@ -156,7 +156,8 @@ export type WatchEvent<T> =
  *
  * @example Take a decoded chunk's events at once
  * ```ts
- * import { type BatchWatchIterator, decodeWatch, type KubeObject } from "@kubecache/core";
+ * import type { KubeObject } from "@kubecache/core";
+ * import { type BatchWatchIterator, decodeWatch } from "@kubecache/core/client";
  * import assert from "node:assert/strict";
  *
  * const body = new Response(

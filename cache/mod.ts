@@ -1,6 +1,33 @@
 /**
  * The informer machinery of client-go's `tools/cache`: stores, indexers,
- * queues, the Reflector and shared informers.
+ * queues, the Reflector and shared informers. Most programs need only
+ * {@link SharedInformerFactory} (one informer per resource type, shared),
+ * its informers' event handlers and its listers, which read the cache
+ * instead of the server. The factory takes any client with `list` and
+ * `watch` (a `KubeClient` fits); a lone informer takes a `ListerWatcher`.
+ *
+ * @example Cache config maps and read them through a lister
+ * ```ts
+ * import { SharedInformerFactory } from "@kubecache/core/cache";
+ * import { ConfigMaps, KubeClient, KubeConfig } from "@kubecache/core";
+ * import { FakeApiServer } from "@kubecache/core/testing";
+ * import assert from "node:assert/strict";
+ *
+ * await using server = await FakeApiServer.start();
+ * server.create(ConfigMaps, { metadata: { name: "a", namespace: "default" } });
+ * await using client = new KubeClient(KubeConfig.fromOptions({ server: server.url }));
+ * await using factory = new SharedInformerFactory(client);
+ * const added: string[] = [];
+ * factory.informerFor(ConfigMaps).addEventHandler({
+ *   onAdd: (cm) => void added.push(cm.metadata.name!),
+ * });
+ * const stop = new AbortController();
+ * factory.start(stop.signal);
+ * await factory.waitForCacheSync(stop.signal);
+ * assert.deepEqual(added, ["a"]);
+ * assert.equal(factory.lister(ConfigMaps).namespaced("default").list().length, 1);
+ * stop.abort();
+ * ```
  *
  * @module
  */

@@ -18,7 +18,7 @@ import { parseYaml, YamlError } from "./_yaml.ts";
  *
  * @example An exec plugin section
  * ```ts
- * import { type ExecConfig, KubeConfig } from "@kubecache/core";
+ * import { type ExecConfig, KubeConfig } from "@kubecache/core/client";
  * import assert from "node:assert/strict";
  *
  * const exec: ExecConfig = {
@@ -55,7 +55,7 @@ export interface ExecConfig {
  *
  * @example How a loaded config authenticates
  * ```ts
- * import { type AuthConfig, KubeConfig } from "@kubecache/core";
+ * import { type AuthConfig, KubeConfig } from "@kubecache/core/client";
  * import assert from "node:assert/strict";
  *
  * const config = KubeConfig.fromOptions({ server: "https://10.0.0.1:6443", token: "abc" });

@@ -13,7 +13,7 @@ import type { KubeObject } from "../api/object.ts";
  *
  * @example The columns kubectl shows for pods
  * ```ts
- * import { type PrinterColumn, printerFor } from "@kubecache/core";
+ * import { type PrinterColumn, printerFor } from "@kubecache/core/cli";
  * import assert from "node:assert/strict";
  *
  * const columns: readonly PrinterColumn[] = printerFor("", "Pod")!.columns;
@@ -40,7 +40,7 @@ export interface PrinterColumn {
  *
  * @example Cells of one object
  * ```ts
- * import { type TableColumns, printerFor } from "@kubecache/core";
+ * import { type TableColumns, printerFor } from "@kubecache/core/cli";
  * import assert from "node:assert/strict";
  *
  * const cms: TableColumns = printerFor("", "ConfigMap")!;
@@ -68,7 +68,7 @@ export type Loose = any;
  *
  * @example kubectl's AGE column
  * ```ts
- * import { humanDuration } from "@kubecache/core";
+ * import { humanDuration } from "@kubecache/core/cli";
  * import assert from "node:assert/strict";
  *
  * assert.equal(humanDuration(5_000), "5s");
@@ -113,7 +113,7 @@ export function humanDuration(ms: number): string {
  *
  * @example The age of an object
  * ```ts
- * import { age } from "@kubecache/core";
+ * import { age } from "@kubecache/core/cli";
  * import assert from "node:assert/strict";
  *
  * const now = Date.parse("2026-01-01T01:00:00Z");
@@ -153,7 +153,7 @@ export function col(
  *
  * @example The first column of every kubectl table
  * ```ts
- * import { NAME_COLUMN, printerFor } from "@kubecache/core";
+ * import { NAME_COLUMN, printerFor } from "@kubecache/core/cli";
  * import assert from "node:assert/strict";
  *
  * assert.equal(NAME_COLUMN.name, "Name");
@@ -167,7 +167,7 @@ export const NAME_COLUMN: PrinterColumn = col("Name", NAME_DOC);
  *
  * @example The Age column
  * ```ts
- * import { AGE_COLUMN } from "@kubecache/core";
+ * import { AGE_COLUMN } from "@kubecache/core/cli";
  * import assert from "node:assert/strict";
  *
  * assert.equal(AGE_COLUMN.name, "Age");

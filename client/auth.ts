@@ -18,7 +18,7 @@ import type { ExecConfig, KubeConfig, TlsConfig } from "./config.ts";
  *
  * @example What an authenticator hands the client
  * ```ts
- * import type { Credentials } from "@kubecache/core";
+ * import type { Credentials } from "@kubecache/core/client";
  * import assert from "node:assert/strict";
  *
  * const bearer: Credentials = { authorization: "Bearer abc" };
@@ -38,7 +38,7 @@ export interface Credentials {
  *
  * @example A fixed header of your own
  * ```ts
- * import { type Authenticator, KubeClient, KubeConfig, Namespaces } from "@kubecache/core";
+ * import { type Authenticator, KubeClient, KubeConfig, Namespaces } from "@kubecache/core/client";
  * import { FakeApiServer } from "@kubecache/core/testing";
  * import assert from "node:assert/strict";
  *
@@ -66,7 +66,7 @@ export interface Authenticator {
  *
  * @example An exec plugin kubecache refuses to run
  * ```ts
- * import { AuthError, ExecAuthenticator } from "@kubecache/core";
+ * import { AuthError, ExecAuthenticator } from "@kubecache/core/client";
  * import assert from "node:assert/strict";
  *
  * const plugin = new ExecAuthenticator({
@@ -100,7 +100,7 @@ export class AuthError extends Error {
  *
  * @example Warnings to your own log
  * ```ts
- * import { type AuthenticatorOptions, KubeConfig, newAuthenticator } from "@kubecache/core";
+ * import { type AuthenticatorOptions, KubeConfig, newAuthenticator } from "@kubecache/core/client";
  * import assert from "node:assert/strict";
  *
  * const warnings: string[] = [];
@@ -127,7 +127,7 @@ export interface AuthenticatorOptions {
  *
  * @example The credentials a config sends
  * ```ts
- * import { KubeConfig, newAuthenticator } from "@kubecache/core";
+ * import { KubeConfig, newAuthenticator } from "@kubecache/core/client";
  * import assert from "node:assert/strict";
  *
  * const config = KubeConfig.fromOptions({ server: "https://10.0.0.1:6443", token: "abc" });
@@ -181,7 +181,7 @@ function fixed(creds: Credentials): Authenticator {
  *
  * @example Hear when a rotated token cannot be read
  * ```ts
- * import { TokenFileAuthenticator, type TokenFileOptions } from "@kubecache/core";
+ * import { TokenFileAuthenticator, type TokenFileOptions } from "@kubecache/core/client";
  * import assert from "node:assert/strict";
  *
  * const path = await Deno.makeTempFile();
@@ -215,7 +215,7 @@ export interface TokenFileOptions {
  *
  * @example A token rotated by replacing the file
  * ```ts
- * import { TokenFileAuthenticator } from "@kubecache/core";
+ * import { TokenFileAuthenticator } from "@kubecache/core/client";
  * import assert from "node:assert/strict";
  * const path = await Deno.makeTempFile();
  * await Deno.writeTextFile(path, "first\n");
@@ -309,7 +309,7 @@ export class TokenFileAuthenticator implements Authenticator {
  *
  * @example What a plugin is told with provideClusterInfo
  * ```ts
- * import type { ExecClusterInfo } from "@kubecache/core";
+ * import type { ExecClusterInfo } from "@kubecache/core/client";
  * import assert from "node:assert/strict";
  *
  * const cluster: ExecClusterInfo = { server: "https://10.0.0.1:6443", tls: { insecureSkipTlsVerify: false } };
@@ -340,7 +340,7 @@ interface ExecResult {
  *
  * @example Run a plugin that prints an ExecCredential
  * ```ts
- * import { ExecAuthenticator } from "@kubecache/core";
+ * import { ExecAuthenticator } from "@kubecache/core/client";
  * import assert from "node:assert/strict";
  *
  * const credential = {

@@ -17,7 +17,7 @@ import { type APIResource, resourceTypesOf } from "./_api_resources.ts";
  *
  * @example Discovery over a test double
  * ```ts
- * import { Discovery, type DiscoveryClient } from "@kubecache/core";
+ * import { Discovery, type DiscoveryClient } from "@kubecache/core/client";
  * import assert from "node:assert/strict";
  *
  * const docs: Record<string, unknown> = {
@@ -43,7 +43,7 @@ export interface DiscoveryClient {
  *
  * @example A resource name the server does not serve
  * ```ts
- * import { Discovery, KubeClient, KubeConfig, UnknownResourceError } from "@kubecache/core";
+ * import { Discovery, KubeClient, KubeConfig, UnknownResourceError } from "@kubecache/core/client";
  * import { FakeApiServer } from "@kubecache/core/testing";
  * import assert from "node:assert/strict";
  *
@@ -99,7 +99,7 @@ const VERSION = /^v\d+((alpha|beta)\d+)?$/;
  * import {
  *   resolveResourceName,
  *   BUILTIN_RESOURCE_TYPES,
- * } from "@kubecache/core";
+ * } from "@kubecache/core/client";
  * import assert from "node:assert/strict";
  * assert.equal(resolveResourceName("po", BUILTIN_RESOURCE_TYPES)?.resource, "pods");
  * assert.equal(resolveResourceName("deploy.apps", BUILTIN_RESOURCE_TYPES)?.kind, "Deployment");
@@ -163,7 +163,7 @@ function matchRank(t: ResourceType, name: string): number {
  *
  * @example Resolve a short name as kubectl does
  * ```ts
- * import { Discovery, KubeClient, KubeConfig } from "@kubecache/core";
+ * import { Discovery, KubeClient, KubeConfig } from "@kubecache/core/client";
  * import { FakeApiServer } from "@kubecache/core/testing";
  * import assert from "node:assert/strict";
  *

@@ -40,7 +40,7 @@ export {
  *
  * @example kubectl's pod columns
  * ```ts
- * import { podSummary } from "@kubecache/core";
+ * import { podSummary } from "@kubecache/core/cli";
  * import assert from "node:assert/strict";
  *
  * const pod = {
@@ -539,7 +539,7 @@ const PRINTERS: Readonly<Record<string, TableColumns>> = {
  *   apiserver then prints Name and Created At)
  * @example Pod columns
  * ```ts
- * import { printerFor } from "@kubecache/core/client";
+ * import { printerFor } from "@kubecache/core/cli";
  * import assert from "node:assert/strict";
  *
  * const pods = printerFor("", "Pod")!;
@@ -556,7 +556,7 @@ const PRINTERS: Readonly<Record<string, TableColumns>> = {
  * ```
  * @example Event columns (no Name up front)
  * ```ts
- * import { printerFor } from "@kubecache/core/client";
+ * import { printerFor } from "@kubecache/core/cli";
  * import assert from "node:assert/strict";
  *
  * const events = printerFor("", "Event")!;
@@ -578,7 +578,7 @@ export function printerFor(
  * shows them (custom resources without additionalPrinterColumns).
  * @example
  * ```ts
- * import { AGE_ONLY } from "@kubecache/core/client";
+ * import { AGE_ONLY } from "@kubecache/core/cli";
  * import assert from "node:assert/strict";
  *
  * assert.deepEqual(AGE_ONLY.columns.map((c) => c.name), ["Name", "Age"]);

@@ -12,7 +12,7 @@ import type { TlsConfig } from "./config.ts";
  *
  * @example A client certificate from elsewhere
  * ```ts
- * import { createHttpClient, type HttpClientOptions } from "@kubecache/core";
+ * import { createHttpClient, type HttpClientOptions } from "./transport.ts";
  * import assert from "node:assert/strict";
  *
  * const opts: HttpClientOptions = {}; // or { clientCert: { cert, key }, proxyUrl }
@@ -40,7 +40,8 @@ export interface HttpClientOptions {
  *
  * @example Through a proxy
  * ```ts
- * import { createHttpClient, KubeConfig } from "@kubecache/core";
+ * import { KubeConfig } from "@kubecache/core";
+ * import { createHttpClient } from "./transport.ts";
  * import assert from "node:assert/strict";
  * const config = KubeConfig.fromOptions({
  *   server: "https://internal.example.test:6443",

@@ -19,7 +19,7 @@ import { LineBuffer } from "./_line_buffer.ts";
  *
  * @example Tell a cut stream from a broken one
  * ```ts
- * import { decodeWatch, WatchDecodeError, type WatchDecodeErrorKind } from "@kubecache/core";
+ * import { decodeWatch, WatchDecodeError, type WatchDecodeErrorKind } from "@kubecache/core/client";
  * import assert from "node:assert/strict";
  *
  * const cut = new Response('{"type":"ADDED","object":{"metadata":').body!; // ends mid-line
@@ -52,7 +52,7 @@ export type WatchDecodeErrorKind =
  *
  * @example A stream that stops being JSON
  * ```ts
- * import { decodeWatch, WatchDecodeError } from "@kubecache/core";
+ * import { decodeWatch, WatchDecodeError } from "@kubecache/core/client";
  * import assert from "node:assert/strict";
  *
  * const body = new Response(
@@ -103,7 +103,7 @@ export class WatchDecodeError extends Error {
  *
  * @example Fill in kind and apiVersion, and hear when the stream ends
  * ```ts
- * import { decodeWatch, type DecodeWatchOptions } from "@kubecache/core";
+ * import { decodeWatch, type DecodeWatchOptions } from "@kubecache/core/client";
  * import assert from "node:assert/strict";
  *
  * let closed = false;
@@ -201,7 +201,7 @@ function parseEvent<T>(line: string, lineNo: number): WatchEvent<T> {
  *
  * @example Decode a body
  * ```ts
- * import { decodeWatch } from "@kubecache/core";
+ * import { decodeWatch } from "@kubecache/core/client";
  * import assert from "node:assert/strict";
  * const body = new Response(
  *   '{"type":"ADDED","object":{"metadata":{"name":"a"}}}\n' +
