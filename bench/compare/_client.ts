@@ -4,7 +4,7 @@
  * rate of watch events delivered to a no-op handler. Prints one JSON line.
  *
  * Usage: deno run -A --v8-flags=--expose-gc bench/compare/_client.ts
- *          --impl raw|kubecache|kubecache-strip|kubecache-delete|kubecache-watchlist|
+ *          --impl raw|kubecache|kubecache-strip|kubecache-delete|kubecache-watchlist|kubecache-fetch|
  *                 kubecache-metadata|kubecache-metadata-strip|client-node
  *          --url URL --control URL --pods N --events E
  *
@@ -134,12 +134,19 @@ const TRANSFORMS: Record<
  * optionally with a transform dropping managedFields or with watch-list.
  */
 function kubecache(
-  opts: { transform?: Transform; watchList?: boolean; metadata?: boolean } = {},
+  opts: {
+    transform?: Transform;
+    watchList?: boolean;
+    metadata?: boolean;
+    watchTransport?: "socket" | "fetch";
+  } = {},
 ): Impl {
   const { transform = "none", watchList = false, metadata = false } = opts;
   return (url, h, signal) => {
     // Default settings: the 30 s timeout bounds each silence, not the list.
-    const client = new KubeClient(KubeConfig.fromOptions({ server: url }));
+    const client = new KubeClient(KubeConfig.fromOptions({ server: url }), {
+      watchTransport: opts.watchTransport,
+    });
     // stripManagedFields goes on the ListerWatcher, which applies it to
     // each item as it is decoded (an informer transform would see a whole
     // untransformed list first); the delete transform stays on the
@@ -206,6 +213,8 @@ const IMPLS: Record<string, Impl> = {
   "kubecache-strip": kubecache({ transform: "strip" }),
   "kubecache-delete": kubecache({ transform: "delete" }),
   "kubecache-watchlist": kubecache({ watchList: true }),
+  // The watch over fetch (one HTTP chunk per read) instead of its own socket.
+  "kubecache-fetch": kubecache({ watchTransport: "fetch" }),
   "kubecache-metadata": kubecache({ metadata: true }),
   "kubecache-metadata-strip": kubecache({ metadata: true, transform: "strip" }),
   "client-node": clientNode,

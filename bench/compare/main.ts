@@ -47,7 +47,8 @@ Options:
                        resourceVersion ""); default unpaged,paged
   --impls I,...        default raw,kubecache,kubecache-strip,kubecache-delete,client-node
                        also: kubecache-watchlist, kubecache-metadata,
-                       kubecache-metadata-strip
+                       kubecache-metadata-strip, kubecache-fetch (the
+                       watch over fetch instead of its own socket)
   --client-heap MB     --max-old-space-size of the client processes, or
                        "default" for V8's default (default 16384)
   --timeout MS         per client process, then it is killed (default 600000)
@@ -351,7 +352,7 @@ function medianOf(runs: Result[], m: Metric): number | undefined {
   return v === undefined ? undefined : Math.round(v);
 }
 
-/** Median over rounds of this run's metric divided by the raw run's of the same round. */
+/** Median over rounds of this run's metric divided by `base`'s run of the same round. */
 function pairedRatio(row: Row, base: Row | undefined, m: Metric): string {
   if (!base) return "";
   const ratios = row.runs.flatMap((r, i) => {
@@ -364,12 +365,18 @@ function pairedRatio(row: Row, base: Row | undefined, m: Metric): string {
 
 function table(rows: Row[]): string {
   const lines = [
-    "| pods | first list | implementation | initial sync | sync vs raw | sync CPU | CPU vs raw | heap bytes/object | heap vs raw | watch events/s | events per CPU-s | events/CPU-s vs raw | peak RSS MB |",
-    "| ---: | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    "| pods | first list | implementation | initial sync | sync vs raw | sync CPU | CPU vs raw | heap bytes/object | heap vs raw | watch events/s | events/s vs raw | events/s vs client-node | events per CPU-s | events/CPU-s vs raw | events/CPU-s vs client-node | peak RSS MB |",
+    "| ---: | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
   ];
   for (const row of rows) {
     const base = rows.find((b) =>
       b.impl === "raw" && b.pods === row.pods && b.firstList === row.firstList
+    );
+    // client-node runs only unpaged (it lists without a limit); its watch
+    // is the same whatever the first list was.
+    const peer = rows.find((b) =>
+      b.impl === "client-node" && b.pods === row.pods &&
+      b.firstList === "unpaged"
     );
     // An empty message still means the run failed.
     const failed = row.runs.find((r) => r.error !== undefined);
@@ -377,7 +384,7 @@ function table(rows: Row[]): string {
       lines.push(
         `| ${row.pods} | ${row.firstList} | ${row.impl} | failed: ${
           (failed.error || "no reason given").replaceAll("|", "/")
-        } | | | | | | | | | ${failed.peakRssMB ?? ""} |`,
+        } | | | | | | | | | | | | ${failed.peakRssMB ?? ""} |`,
       );
       continue;
     }
@@ -389,9 +396,11 @@ function table(rows: Row[]): string {
         m("bytesPerObject")
       } | ${pairedRatio(row, base, "bytesPerObject")} | ${
         m("eventsPerSec")
+      } | ${pairedRatio(row, base, "eventsPerSec")} | ${
+        pairedRatio(row, peer, "eventsPerSec")
       } | ${m("eventsPerCpuSec")} | ${
         pairedRatio(row, base, "eventsPerCpuSec")
-      } | ${m("peakRssMB")} |`,
+      } | ${pairedRatio(row, peer, "eventsPerCpuSec")} | ${m("peakRssMB")} |`,
     );
   }
   return lines.join("\n");
