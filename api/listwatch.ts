@@ -11,6 +11,13 @@
 
 import type { KubeObject, PartialObjectMetadata, Status } from "./object.ts";
 import type { ResourceType } from "./resources.ts";
+import {
+  checkFunction,
+  checkMethods,
+  checkOptionalString,
+  checkOptions,
+  checkResourceType,
+} from "./validate.ts";
 
 /**
  * Query options of a list or watch request (apimachinery `metav1.ListOptions`),
@@ -439,13 +446,35 @@ export interface ListWatchOptions {
  * const page = await lw.list({ limit: 500 });
  * assert.deepEqual(page.items.map((cm) => cm.metadata.name), ["a"]);
  * ```
+ * @throws {TypeError} when `client` has no `list` and `watch` methods, `type`
+ *   is not a ResourceType (`"pods"` is not; `Pods` is) or a filter has the
+ *   wrong type
  */
 export function listWatch<T extends KubeObject>(
   client: ResourceClient,
   type: ResourceType<T>,
   filters: ListWatchOptions = {},
 ): ListerWatcher<T> {
+  checkListWatchArgs("listWatch", client, type, filters);
   return filteredListWatch(client, type, filters);
+}
+
+/** The arguments of listWatch and metadataListWatch, checked at the call. */
+function checkListWatchArgs(
+  call: string,
+  client: unknown,
+  type: unknown,
+  filters: ListWatchOptions,
+): void {
+  checkMethods(call, "client", client, "a KubeClient", ["list", "watch"]);
+  checkResourceType(call, "type", type);
+  checkOptions(call, "filters", filters);
+  checkOptionalString(call, "filters.namespace", filters.namespace);
+  checkOptionalString(call, "filters.labelSelector", filters.labelSelector);
+  checkOptionalString(call, "filters.fieldSelector", filters.fieldSelector);
+  if (filters.transform !== undefined) {
+    checkFunction(call, "filters.transform", filters.transform);
+  }
 }
 
 /** A ListerWatcher of `type` with `filters` and, if set, these Accept headers. */
@@ -694,12 +723,16 @@ export const METADATA_WATCH_ACCEPT =
  * await running;
  * await server.shutdown();
  * ```
+ * @throws {TypeError} when `client` has no `list` and `watch` methods, `type`
+ *   is not a ResourceType (`"pods"` is not; `Pods` is) or a filter has the
+ *   wrong type
  */
 export function metadataListWatch<T extends KubeObject>(
   client: ResourceClient,
   type: ResourceType<T>,
   filters: ListWatchOptions = {},
 ): ListerWatcher<PartialObjectMetadata> {
+  checkListWatchArgs("metadataListWatch", client, type, filters);
   return filteredListWatch(client, type, filters, {
     list: METADATA_LIST_ACCEPT,
     watch: METADATA_WATCH_ACCEPT,

@@ -83,7 +83,7 @@ Deno.test("SharedInformerFactory checks its arguments at the call", async () => 
   await throwsAtCall(
     () => new SharedInformerFactory(client, "default" as Any),
     TypeError,
-    'new SharedInformerFactory: opts must be an options object, got "default"',
+    'new SharedInformerFactory: opts must be an object, got "default"',
   );
   await throwsAtCall(
     () => new SharedInformerFactory(client, { resyncPeriod: "30s" as Any }),
@@ -207,7 +207,7 @@ Deno.test("stores and queues check their arguments at the call", async () => {
     [
       () => newThreadSafeStore(null as Any),
       TypeError,
-      "newThreadSafeStore: indexers must be an options object, got null",
+      "newThreadSafeStore: indexers must be an object, got null",
     ],
     [
       () => new FIFO("metadata.name" as Any),

@@ -14,6 +14,7 @@ import {
   checkFunction,
   checkHandler,
   checkIndexers,
+  checkListerWatcher,
   checkMethods,
   checkOptions,
   show,
@@ -484,7 +485,7 @@ function checkInformerArgs(
   handler: unknown,
   opts: unknown,
 ): void {
-  checkMethods(call, "lw", lw, "a ListerWatcher", ["list", "watch"]);
+  checkListerWatcher(call, "lw", lw);
   checkHandler(call, "handler", handler);
   checkOptions(call, "opts", opts);
   const o = (opts ?? {}) as Record<string, unknown>;

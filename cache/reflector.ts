@@ -9,6 +9,7 @@
 import {
   checkClock,
   checkDuration,
+  checkListerWatcher,
   checkMethods,
   checkOptions,
   checkSignal,
@@ -177,7 +178,7 @@ export class Reflector<T extends KubeObject = KubeObject>
     opts: ReflectorOptions = {},
   ) {
     const call = "new Reflector";
-    checkMethods(call, "lw", lw, "a ListerWatcher", ["list", "watch"]);
+    checkListerWatcher(call, "lw", lw);
     checkMethods(call, "store", store, "a store such as a DeltaFIFO", [
       "add",
       "update",

@@ -12,7 +12,7 @@ import {
   checkDuration,
   checkFunction,
   checkHandler,
-  checkMethods,
+  checkListerWatcher,
   checkOptions,
   checkSignal,
 } from "./_validate.ts";
@@ -724,7 +724,7 @@ class InformerQueue<T extends KubeObject> extends DeltaFIFO<T> {
 
 /** The checks of {@link newSharedIndexInformer} and the constructor. */
 function checkInformerArgs(call: string, lw: unknown, opts: unknown): void {
-  checkMethods(call, "lw", lw, "a ListerWatcher", ["list", "watch"]);
+  checkListerWatcher(call, "lw", lw);
   checkOptions(call, "opts", opts);
   const o = (opts ?? {}) as Record<string, unknown>;
   checkDuration(call, "opts.resyncPeriod", o.resyncPeriod);

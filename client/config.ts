@@ -7,6 +7,7 @@
  * @module
  */
 
+import { checkObject, checkOptionalString, show } from "../api/validate.ts";
 import {
   type AuthConfig,
   type ExecConfig,
@@ -268,15 +269,29 @@ export class KubeConfig {
    * conflicting TLS settings
    */
   static fromOptions(opts: KubeConfigOptions): KubeConfig {
-    if (opts === null || typeof opts !== "object") {
-      throw new TypeError(
-        `KubeConfig.fromOptions: opts must be an object, got ${show(opts)}`,
-      );
-    }
+    const call = "KubeConfig.fromOptions";
+    checkObject(call, "opts", opts);
     if (typeof opts.server !== "string") {
       throw new TypeError(
-        `KubeConfig.fromOptions: server must be a string, got ${
-          show(opts.server)
+        `${call}: server must be a string, got ${show(opts.server)}`,
+      );
+    }
+    for (
+      const key of [
+        "token",
+        "tokenFile",
+        "namespace",
+        "username",
+        "password",
+      ] as const
+    ) checkOptionalString(call, key, opts[key]);
+    if (
+      opts.insecureSkipTlsVerify !== undefined &&
+      typeof opts.insecureSkipTlsVerify !== "boolean"
+    ) {
+      throw new TypeError(
+        `${call}: insecureSkipTlsVerify must be a boolean, got ${
+          show(opts.insecureSkipTlsVerify)
         }`,
       );
     }
@@ -540,17 +555,6 @@ function pem(data: unknown): string | undefined {
     );
   }
   return text;
-}
-
-/** A value for a message: strings quoted and cut at 40 characters. */
-function show(value: unknown): string {
-  if (typeof value === "string") {
-    return JSON.stringify(
-      value.length > 40 ? `${value.slice(0, 40)}...` : value,
-    );
-  }
-  if (value === null || typeof value !== "object") return String(value);
-  return Array.isArray(value) ? "an array" : "an object";
 }
 
 /** clientcmd's `parseProxyURL` accepts these schemes and no other. */

@@ -8,6 +8,14 @@
 import { type Clock, realClock } from "../api/clock.ts";
 import { isAlreadyExists, isConflict } from "../api/errors.ts";
 import {
+  checkClock,
+  checkDuration,
+  checkFunction,
+  checkMethods,
+  checkObject,
+  checkOptionalString,
+} from "../api/validate.ts";
+import {
   formatMicroTime,
   type LeaderElectionRecord,
   type LeaseLock,
@@ -117,10 +125,11 @@ export interface LeaderElectorConfig {
   onError?: (error: unknown) => void;
 }
 
-function checkDuration(name: string, ms: number): void {
-  if (!(ms > 0) || !Number.isFinite(ms)) {
+function checkElectorDuration(name: string, ms: unknown): void {
+  checkDuration("new LeaderElector", `config.${name}`, ms, true);
+  if (ms === 0) {
     throw new RangeError(
-      `LeaderElector: ${name} must be a finite number of ms > 0, got ${ms}`,
+      `new LeaderElector: config.${name} must be a finite number of milliseconds > 0, got 0`,
     );
   }
 }
@@ -236,41 +245,60 @@ export class LeaderElector {
    * @throws {TypeError} when the lock or a required callback is missing
    */
   constructor(config: LeaderElectorConfig) {
+    const call = "new LeaderElector";
+    checkObject(call, "config", config);
+    checkMethods(call, "config.lock", config.lock, "a LeaseLock", [
+      "identity",
+      "describe",
+      "get",
+    ]);
+    checkObject(call, "config.callbacks", config.callbacks);
+    checkFunction(
+      call,
+      "config.callbacks.onStartedLeading",
+      config.callbacks.onStartedLeading,
+    );
+    checkFunction(
+      call,
+      "config.callbacks.onStoppedLeading",
+      config.callbacks.onStoppedLeading,
+    );
+    if (config.callbacks.onNewLeader !== undefined) {
+      checkFunction(
+        call,
+        "config.callbacks.onNewLeader",
+        config.callbacks.onNewLeader,
+      );
+    }
+    checkClock(call, "config.clock", config.clock);
+    checkOptionalString(call, "config.name", config.name);
+    if (config.onError !== undefined) {
+      checkFunction(call, "config.onError", config.onError);
+    }
     const leaseDuration = config.leaseDuration ?? 15_000;
     const renewDeadline = config.renewDeadline ?? 10_000;
     const retryPeriod = config.retryPeriod ?? 2_000;
-    checkDuration("leaseDuration", leaseDuration);
-    checkDuration("renewDeadline", renewDeadline);
-    checkDuration("retryPeriod", retryPeriod);
+    checkElectorDuration("leaseDuration", leaseDuration);
+    checkElectorDuration("renewDeadline", renewDeadline);
+    checkElectorDuration("retryPeriod", retryPeriod);
     if (leaseDuration % 1_000 !== 0) {
       throw new RangeError(
-        `LeaderElector: leaseDuration must be whole seconds (a Lease stores seconds), got ${leaseDuration} ms`,
+        `new LeaderElector: leaseDuration must be whole seconds (a Lease stores seconds), got ${leaseDuration} ms`,
       );
     }
     if (leaseDuration <= renewDeadline) {
       throw new RangeError(
-        `LeaderElector: leaseDuration (${leaseDuration} ms) must be greater than renewDeadline (${renewDeadline} ms)`,
+        `new LeaderElector: leaseDuration (${leaseDuration} ms) must be greater than renewDeadline (${renewDeadline} ms)`,
       );
     }
     if (renewDeadline <= JITTER_FACTOR * retryPeriod) {
       throw new RangeError(
-        `LeaderElector: renewDeadline (${renewDeadline} ms) must be greater than retryPeriod × ${JITTER_FACTOR} (${
+        `new LeaderElector: renewDeadline (${renewDeadline} ms) must be greater than retryPeriod × ${JITTER_FACTOR} (${
           JITTER_FACTOR * retryPeriod
         } ms)`,
       );
     }
-    if (!config.lock || typeof config.lock.identity !== "function") {
-      throw new TypeError("LeaderElector: lock must be a LeaseLock");
-    }
     const cb = config.callbacks;
-    if (
-      typeof cb?.onStartedLeading !== "function" ||
-      typeof cb.onStoppedLeading !== "function"
-    ) {
-      throw new TypeError(
-        "LeaderElector: callbacks.onStartedLeading and callbacks.onStoppedLeading must be functions",
-      );
-    }
     this.#lock = config.lock;
     this.#id = config.lock.identity();
     this.#leaseDuration = leaseDuration;

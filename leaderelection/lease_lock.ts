@@ -8,6 +8,7 @@
  */
 
 import { isNotFound } from "../api/errors.ts";
+import { checkMethods, checkObject, checkString } from "../api/validate.ts";
 import type { KubeClient } from "../client/rest.ts";
 import { Leases } from "../api/resources.ts";
 import type { Lease } from "../api/types.ts";
@@ -244,17 +245,22 @@ export class LeaseLock {
   /**
    * Create a lock (no request is made).
    * @param opts client, Lease namespace and name, this candidate's identity
-   * @throws {TypeError} when `namespace`, `name` or `identity` is not a non-empty string
+   * @throws {TypeError} when `opts` is not an object, `client` not a
+   *   KubeClient, or `namespace`, `name` or `identity` not a non-empty string
    */
   constructor(opts: LeaseLockOptions) {
+    const call = "new LeaseLock";
+    checkObject(call, "opts", opts);
+    checkMethods(call, "opts.client", opts.client, "a KubeClient", [
+      "get",
+      "create",
+      "update",
+    ]);
     for (const field of ["namespace", "name", "identity"] as const) {
-      if (typeof opts[field] !== "string" || opts[field] === "") {
-        throw new TypeError(
-          `LeaseLock: ${field} must be a non-empty string, got ${
-            JSON.stringify(opts[field])
-          }`,
-        );
-      }
+      checkString(call, `opts.${field}`, opts[field]);
+    }
+    if (opts.labels !== undefined) {
+      checkObject(call, "opts.labels", opts.labels);
     }
     this.#client = opts.client;
     this.#namespace = opts.namespace;

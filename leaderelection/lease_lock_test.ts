@@ -129,12 +129,19 @@ Deno.test("LeaseLock.get() passes on errors other than 404", async () => {
 });
 
 Deno.test("LeaseLock rejects an empty namespace, name or identity with a TypeError", () => {
-  const client = {} as KubeClient;
+  const never = () => Promise.reject(new Error("no request expected"));
+  const client = {
+    get: never,
+    create: never,
+    update: never,
+  } as unknown as KubeClient;
   for (const field of ["namespace", "name", "identity"]) {
     const opts = { client, namespace: "ns", name: "n", identity: "i" };
     assert.throws(
       () => new LeaseLock({ ...opts, [field]: "" }),
-      new RegExp(`LeaseLock: ${field} must be a non-empty string, got ""`),
+      new RegExp(
+        `^TypeError: new LeaseLock: opts.${field} must be a non-empty string, got ""$`,
+      ),
     );
   }
   const lock = new LeaseLock({

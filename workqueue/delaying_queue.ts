@@ -6,6 +6,7 @@
  */
 
 import { type Clock, realClock } from "../api/clock.ts";
+import { show } from "../api/validate.ts";
 import { recorders } from "./_metrics.ts";
 import { WorkQueue, type WorkQueueOptions } from "./queue.ts";
 
@@ -78,9 +79,16 @@ export class DelayingQueue<T> extends WorkQueue<T> {
    * @throws {TypeError} when `item` is `undefined`
    */
   addAfter(item: T, delayMs: number): void {
+    if (typeof delayMs !== "number") {
+      throw new TypeError(
+        `DelayingQueue.addAfter: delayMs must be a number of milliseconds, got ${
+          show(delayMs)
+        }`,
+      );
+    }
     if (!Number.isFinite(delayMs)) {
       throw new RangeError(
-        `DelayingQueue.addAfter: delayMs must be a finite number of ms, got ${delayMs}`,
+        `DelayingQueue.addAfter: delayMs must be a finite number of milliseconds, got ${delayMs}`,
       );
     }
     if (item === undefined) {

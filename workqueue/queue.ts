@@ -7,6 +7,12 @@
  */
 
 import { type Clock, realClock } from "../api/clock.ts";
+import {
+  checkClock,
+  checkOptionalString,
+  checkOptions,
+  checkSignal,
+} from "../api/validate.ts";
 import { MetricsRecorder, recorders } from "./_metrics.ts";
 import type { WorkQueueMetrics } from "./metrics.ts";
 
@@ -157,6 +163,7 @@ export class WorkQueue<T> implements Disposable {
    * @param opts name (for metrics) and clock
    */
   constructor(opts: WorkQueueOptions = {}) {
+    checkQueueOptions(new.target.name, opts);
     this.#clock = opts.clock ?? realClock;
     this.#metrics = new MetricsRecorder(opts.name ?? "");
     recorders.set(this, this.#metrics);
@@ -197,6 +204,14 @@ export class WorkQueue<T> implements Disposable {
    * @throws the `signal`'s reason when it is aborted before an item is handed out
    */
   get(opts: QueueGetOptions = {}): Promise<T | undefined> {
+    try {
+      checkOptions("WorkQueue.get", "opts", opts);
+      if (opts.signal !== undefined) {
+        checkSignal("WorkQueue.get", "opts.signal", opts.signal);
+      }
+    } catch (err) {
+      return Promise.reject(err);
+    }
     const { signal } = opts;
     if (signal?.aborted) return Promise.reject(signal.reason);
     if (this.len() > 0) return Promise.resolve(this.#take());
@@ -330,4 +345,16 @@ export class WorkQueue<T> implements Disposable {
     this.#drainers = [];
     for (const resolve of drainers) resolve();
   }
+}
+
+/**
+ * The checks of a queue constructor's options; `call` names the class
+ * constructed (`new RateLimitingQueue`).
+ */
+function checkQueueOptions(call: string, opts: unknown): void {
+  const c = `new ${call}`;
+  checkOptions(c, "opts", opts);
+  const o = (opts ?? {}) as WorkQueueOptions;
+  checkOptionalString(c, "opts.name", o.name);
+  checkClock(c, "opts.clock", o.clock);
 }

@@ -6,6 +6,14 @@
  */
 
 import { type Clock, realClock } from "../api/clock.ts";
+import {
+  checkClock,
+  checkDuration,
+  checkInteger,
+  checkOptions,
+  checkPositive,
+} from "../api/validate.ts";
+import { checkRateLimiter } from "./_validate.ts";
 
 /**
  * Decides how long an item waits before it is retried (client-go
@@ -35,12 +43,8 @@ export interface RateLimiter<T> {
   numRequeues(item: T): number;
 }
 
-function checkDelay(what: string, name: string, ms: number): void {
-  if (!(ms >= 0) || !Number.isFinite(ms)) {
-    throw new RangeError(
-      `${what}: ${name} must be a finite number of ms >= 0, got ${ms}`,
-    );
-  }
+function checkDelay(what: string, name: string, ms: unknown): void {
+  checkDuration(`new ${what}`, name, ms, true);
 }
 
 /**
@@ -138,11 +142,7 @@ export class ItemFastSlowRateLimiter<T> implements RateLimiter<T> {
     const what = "ItemFastSlowRateLimiter";
     checkDelay(what, "fastDelayMs", fastDelayMs);
     checkDelay(what, "slowDelayMs", slowDelayMs);
-    if (!Number.isInteger(maxFastAttempts) || maxFastAttempts < 0) {
-      throw new RangeError(
-        `${what}: maxFastAttempts must be an integer >= 0, got ${maxFastAttempts}`,
-      );
-    }
+    checkInteger(`new ${what}`, "maxFastAttempts", maxFastAttempts, 0);
     this.#fastDelayMs = fastDelayMs;
     this.#slowDelayMs = slowDelayMs;
     this.#maxFastAttempts = maxFastAttempts;
@@ -210,14 +210,11 @@ export class BucketRateLimiter<T> implements RateLimiter<T> {
    * @throws {RangeError} when `qps` is not > 0 or `burst` not an integer >= 1
    */
   constructor(qps: number, burst: number, opts: { clock?: Clock } = {}) {
-    if (!(qps > 0)) {
-      throw new RangeError(`BucketRateLimiter: qps must be > 0, got ${qps}`);
-    }
-    if (!Number.isInteger(burst) || burst < 1) {
-      throw new RangeError(
-        `BucketRateLimiter: burst must be an integer >= 1, got ${burst}`,
-      );
-    }
+    const call = "new BucketRateLimiter";
+    checkPositive(call, "qps", qps);
+    checkInteger(call, "burst", burst, 1);
+    checkOptions(call, "opts", opts);
+    checkClock(call, "opts.clock", opts.clock);
     this.#qps = qps;
     this.#burst = burst;
     this.#clock = opts.clock ?? realClock;
@@ -285,8 +282,11 @@ export class MaxOfRateLimiter<T> implements RateLimiter<T> {
    */
   constructor(...limiters: RateLimiter<T>[]) {
     if (limiters.length === 0) {
-      throw new RangeError("MaxOfRateLimiter: needs at least one limiter");
+      throw new RangeError("new MaxOfRateLimiter: needs at least one limiter");
     }
+    limiters.forEach((limiter, i) =>
+      checkRateLimiter("new MaxOfRateLimiter", `limiters[${i}]`, limiter)
+    );
     this.#limiters = limiters;
   }
 
@@ -335,6 +335,7 @@ export class MaxOfRateLimiter<T> implements RateLimiter<T> {
 export function defaultControllerRateLimiter<T>(
   opts: { clock?: Clock } = {},
 ): RateLimiter<T> {
+  checkOptions("defaultControllerRateLimiter", "opts", opts);
   return new MaxOfRateLimiter<T>(
     new ItemExponentialFailureRateLimiter<T>(5, 1_000_000),
     new BucketRateLimiter<T>(10, 100, opts),

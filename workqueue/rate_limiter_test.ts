@@ -96,7 +96,10 @@ Deno.test("rate limiters reject bad arguments with a RangeError naming them", ()
     () => new ItemFastSlowRateLimiter(1, 2, 1.5),
     /maxFastAttempts .* 1\.5/,
   );
-  assert.throws(() => new BucketRateLimiter(0, 1), /qps must be > 0, got 0/);
+  assert.throws(
+    () => new BucketRateLimiter(0, 1),
+    /qps must be a number > 0, got 0/,
+  );
   assert.throws(() => new BucketRateLimiter(1, 0), /burst .* got 0/);
   assert.throws(() => new MaxOfRateLimiter(), RangeError);
 });

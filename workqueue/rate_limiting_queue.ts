@@ -7,6 +7,7 @@
  */
 
 import { DelayingQueue } from "./delaying_queue.ts";
+import { checkRateLimiter } from "./_validate.ts";
 import type { WorkQueueOptions } from "./queue.ts";
 import {
   defaultControllerRateLimiter,
@@ -60,9 +61,14 @@ export class RateLimitingQueue<T> extends DelayingQueue<T> {
    * @param rateLimiter the retry policy; default
    *   {@link defaultControllerRateLimiter} on `opts.clock`
    * @param opts name (for metrics) and clock (of the delays)
+   * @throws {TypeError} when `rateLimiter` is not a RateLimiter (`when`,
+   *   `forget`, `numRequeues`) or `opts` not an options object
    */
   constructor(rateLimiter?: RateLimiter<T>, opts: WorkQueueOptions = {}) {
     super(opts);
+    if (rateLimiter !== undefined) {
+      checkRateLimiter("new RateLimitingQueue", "rateLimiter", rateLimiter);
+    }
     this.#limiter = rateLimiter ??
       defaultControllerRateLimiter<T>({ clock: opts.clock });
   }

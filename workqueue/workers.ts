@@ -7,6 +7,14 @@
  */
 
 import type { RateLimitingQueue } from "./rate_limiting_queue.ts";
+import {
+  checkFunction,
+  checkInteger,
+  checkMethods,
+  checkOptions,
+  checkSignal,
+  show,
+} from "../api/validate.ts";
 
 /**
  * Reconciles one item. Throw (or reject) to have the item retried with
@@ -102,7 +110,11 @@ export interface RunWorkersOptions<T> {
  * @param signal stops the workers
  * @param opts `onError` reporter, `maxRetries`
  * @returns once every worker has stopped
- * @throws {RangeError} when `workers` is not an integer >= 1 or `maxRetries` is negative or NaN
+ * @throws {TypeError} (a rejection) when `queue` is not a RateLimitingQueue,
+ *   `reconcile` not a function, `signal` not an AbortSignal, or `workers` or
+ *   `maxRetries` not a number
+ * @throws {RangeError} (a rejection) when `workers` is not an integer >= 1 or
+ *   `maxRetries` is negative or NaN
  *
  * @example The controller idiom: handlers enqueue keys, workers reconcile them
  * ```ts
@@ -141,16 +153,31 @@ export async function runWorkers<T>(
   signal: AbortSignal,
   opts: RunWorkersOptions<T> = {},
 ): Promise<void> {
-  if (!Number.isInteger(workers) || workers < 1) {
-    throw new RangeError(
-      `runWorkers: workers must be an integer >= 1, got ${workers}`,
+  const call = "runWorkers";
+  checkMethods(call, "queue", queue, "a RateLimitingQueue", [
+    "get",
+    "done",
+    "forget",
+    "addRateLimited",
+    "numRequeues",
+  ]);
+  checkInteger(call, "workers", workers, 1);
+  checkFunction(call, "reconcile", reconcile);
+  checkSignal(call, "signal", signal);
+  checkOptions(call, "opts", opts);
+  const maxRetries = opts.maxRetries ?? Infinity;
+  if (typeof maxRetries !== "number") {
+    throw new TypeError(
+      `${call}: opts.maxRetries must be a number >= 0, got ${show(maxRetries)}`,
     );
   }
-  const maxRetries = opts.maxRetries ?? Infinity;
   if (!(maxRetries >= 0)) {
     throw new RangeError(
-      `runWorkers: maxRetries must be >= 0, got ${opts.maxRetries}`,
+      `${call}: opts.maxRetries must be a number >= 0, got ${maxRetries}`,
     );
+  }
+  if (opts.onError !== undefined) {
+    checkFunction(call, "opts.onError", opts.onError);
   }
   const onError = opts.onError ??
     ((error: unknown, item: T) =>

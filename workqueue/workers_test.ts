@@ -206,7 +206,7 @@ Deno.test("runWorkers() rejects a bad worker count or maxRetries with a RangeErr
   );
   await assert.rejects(
     runWorkers(q, 1, () => {}, signal, { maxRetries: -1 }),
-    /maxRetries must be >= 0, got -1/,
+    /maxRetries must be a number >= 0, got -1/,
   );
   q.shutDown();
 });

@@ -1,0 +1,298 @@
+/**
+ * Bad arguments from callers without types (plain JavaScript, `any`, a
+ * parsed config) throw at the call: a TypeError for a wrong kind of value,
+ * a RangeError for a number out of range, the message naming the call, the
+ * parameter and the value as given (docs/behaviour.md, Argument checks).
+ * One row per check of the client, listWatch, the informers, the work queue
+ * and leader election; cache/'s stores and queues have theirs in
+ * cache/_validate_test.ts.
+ */
+
+import assert from "node:assert/strict";
+import {
+  BucketRateLimiter,
+  ConfigMaps,
+  defaultControllerRateLimiter,
+  DelayingQueue,
+  ItemExponentialFailureRateLimiter,
+  ItemFastSlowRateLimiter,
+  KubeClient,
+  KubeConfig,
+  listWatch,
+  MaxOfRateLimiter,
+  metadataListWatch,
+  newSharedIndexInformer,
+  Pods,
+  RateLimitingQueue,
+  runWorkers,
+  SharedInformerFactory,
+  WorkQueue,
+} from "@kubecache/core";
+import { LeaderElector, LeaseLock } from "@kubecache/core/leaderelection";
+import { FakeControllerSource } from "@kubecache/core/testing";
+
+// deno-lint-ignore no-explicit-any
+type Any = any;
+
+type Row = [
+  call: () => unknown,
+  error: typeof TypeError | typeof RangeError,
+  message: string,
+];
+
+/** The things the calls are given, made per test so nothing leaks. */
+function fixtures() {
+  // A client that makes no request: only the checks before one run.
+  const client: Any = new KubeClient(
+    KubeConfig.fromOptions({ server: "http://127.0.0.1:9" }),
+  );
+  const queue = new RateLimitingQueue<string>();
+  const lock = new LeaseLock({
+    client,
+    namespace: "default",
+    name: "lock",
+    identity: "a",
+  });
+  return {
+    client,
+    queue,
+    lock,
+    signal: new AbortController().signal,
+    callbacks: { onStartedLeading() {}, onStoppedLeading() {} },
+    [Symbol.dispose]() {
+      queue.shutDown();
+      client.close();
+    },
+  };
+}
+
+/** Each row: the call, the error class, the whole message. */
+function rows(
+  { client, queue, lock, signal, callbacks }: ReturnType<typeof fixtures>,
+): Row[] {
+  return [
+    // listWatch, metadataListWatch
+    [
+      () => listWatch(client, "pods" as Any),
+      TypeError,
+      'listWatch: type must be a ResourceType such as ConfigMaps or resourceType({...}), got "pods"',
+    ],
+    [
+      () => listWatch(undefined as Any, Pods),
+      TypeError,
+      "listWatch: client must be a KubeClient (with list, watch methods), got undefined",
+    ],
+    [
+      () => listWatch(client, Pods, "default" as Any),
+      TypeError,
+      'listWatch: filters must be an object, got "default"',
+    ],
+    [
+      () => listWatch(client, Pods, { namespace: 5 as Any }),
+      TypeError,
+      "listWatch: filters.namespace must be a string, got 5",
+    ],
+    [
+      () => metadataListWatch(client, "pods" as Any),
+      TypeError,
+      'metadataListWatch: type must be a ResourceType such as ConfigMaps or resourceType({...}), got "pods"',
+    ],
+    [
+      () => metadataListWatch(client, Pods, { transform: "strip" as Any }),
+      TypeError,
+      'metadataListWatch: filters.transform must be a function, got "strip"',
+    ],
+    // informers take a ListerWatcher, not a client
+    [
+      () => newSharedIndexInformer(client),
+      TypeError,
+      "newSharedIndexInformer: lw must be a ListerWatcher such as listWatch(client, ConfigMaps), got a KubeClient",
+    ],
+    [
+      () => newSharedIndexInformer(undefined as Any),
+      TypeError,
+      "newSharedIndexInformer: lw must be a ListerWatcher (with list, watch methods), got undefined",
+    ],
+    [
+      () => new SharedInformerFactory("http://localhost" as Any),
+      TypeError,
+      'new SharedInformerFactory: client must be a KubeClient (with list, watch methods), got "http://localhost"',
+    ],
+    // KubeConfig.fromOptions
+    [
+      () => KubeConfig.fromOptions("https://h" as Any),
+      TypeError,
+      'KubeConfig.fromOptions: opts must be an object, got "https://h"',
+    ],
+    [
+      () => KubeConfig.fromOptions({ server: "https://h", token: 42 as Any }),
+      TypeError,
+      "KubeConfig.fromOptions: token must be a string, got 42",
+    ],
+    [
+      () =>
+        KubeConfig.fromOptions({
+          server: "https://h",
+          insecureSkipTlsVerify: "yes" as Any,
+        }),
+      TypeError,
+      'KubeConfig.fromOptions: insecureSkipTlsVerify must be a boolean, got "yes"',
+    ],
+    // work queues and rate limiters
+    [
+      () => new RateLimitingQueue(5 as Any),
+      TypeError,
+      "new RateLimitingQueue: rateLimiter must be a RateLimiter (with when, forget, numRequeues methods), got 5",
+    ],
+    [
+      () => new RateLimitingQueue(undefined, "q" as Any),
+      TypeError,
+      'new RateLimitingQueue: opts must be an object, got "q"',
+    ],
+    [
+      () => new WorkQueue({ clock: Date as Any }),
+      TypeError,
+      "new WorkQueue: opts.clock must be a Clock (with now, sleep methods), got a function",
+    ],
+    [
+      () => new DelayingQueue().addAfter("a", "5" as Any),
+      TypeError,
+      'DelayingQueue.addAfter: delayMs must be a number of milliseconds, got "5"',
+    ],
+    [
+      () => new ItemExponentialFailureRateLimiter("5" as Any, 1000),
+      TypeError,
+      'new ItemExponentialFailureRateLimiter: baseDelayMs must be a number of milliseconds, got "5"',
+    ],
+    [
+      () => new ItemExponentialFailureRateLimiter(5, -1),
+      RangeError,
+      "new ItemExponentialFailureRateLimiter: maxDelayMs must be a finite number of milliseconds >= 0, got -1",
+    ],
+    [
+      () => new ItemFastSlowRateLimiter(1, 10, 1.5),
+      RangeError,
+      "new ItemFastSlowRateLimiter: maxFastAttempts must be an integer >= 0, got 1.5",
+    ],
+    [
+      () => new BucketRateLimiter("10" as Any, 100),
+      TypeError,
+      'new BucketRateLimiter: qps must be a number > 0, got "10"',
+    ],
+    [
+      () => new BucketRateLimiter(10, 0),
+      RangeError,
+      "new BucketRateLimiter: burst must be an integer >= 1, got 0",
+    ],
+    [
+      () => new MaxOfRateLimiter(defaultControllerRateLimiter(), 5 as Any),
+      TypeError,
+      "new MaxOfRateLimiter: limiters[1] must be a RateLimiter (with when, forget, numRequeues methods), got 5",
+    ],
+    [
+      () => defaultControllerRateLimiter("fast" as Any),
+      TypeError,
+      'defaultControllerRateLimiter: opts must be an object, got "fast"',
+    ],
+    // runWorkers rejects (it returns a Promise)
+    [
+      () => runWorkers(queue, 2, () => {}, undefined as Any),
+      TypeError,
+      "runWorkers: signal must be an AbortSignal, got undefined",
+    ],
+    [
+      () => runWorkers(queue, "2" as Any, () => {}, signal),
+      TypeError,
+      'runWorkers: workers must be an integer >= 1, got "2"',
+    ],
+    [
+      () => runWorkers(queue, 0, () => {}, signal),
+      RangeError,
+      "runWorkers: workers must be an integer >= 1, got 0",
+    ],
+    [
+      () => runWorkers(queue, 1, "reconcile" as Any, signal),
+      TypeError,
+      'runWorkers: reconcile must be a function, got "reconcile"',
+    ],
+    [
+      () => runWorkers(new WorkQueue() as Any, 1, () => {}, signal),
+      TypeError,
+      "runWorkers: queue must be a RateLimitingQueue (with get, done, forget, addRateLimited, numRequeues methods), got a WorkQueue",
+    ],
+    // leader election
+    [
+      () => new LeaseLock(undefined as Any),
+      TypeError,
+      "new LeaseLock: opts must be an object, got undefined",
+    ],
+    [
+      () => new LeaseLock({ namespace: "a", name: "b", identity: "c" } as Any),
+      TypeError,
+      "new LeaseLock: opts.client must be a KubeClient (with get, create, update methods), got undefined",
+    ],
+    [
+      () =>
+        new LeaseLock({
+          client,
+          namespace: "a",
+          name: "b",
+          identity: 7 as Any,
+        }),
+      TypeError,
+      "new LeaseLock: opts.identity must be a non-empty string, got 7",
+    ],
+    [
+      () => new LeaderElector({} as Any),
+      TypeError,
+      "new LeaderElector: config.lock must be a LeaseLock (with identity, describe, get methods), got undefined",
+    ],
+    [
+      () =>
+        new LeaderElector(
+          { lock, callbacks: { onStartedLeading() {} } } as Any,
+        ),
+      TypeError,
+      "new LeaderElector: config.callbacks.onStoppedLeading must be a function, got undefined",
+    ],
+    [
+      () => new LeaderElector({ lock, callbacks, retryPeriod: "2s" as Any }),
+      TypeError,
+      'new LeaderElector: config.retryPeriod must be a number of milliseconds, got "2s"',
+    ],
+    [
+      () => new LeaderElector({ lock, callbacks, renewDeadline: 0 }),
+      RangeError,
+      "new LeaderElector: config.renewDeadline must be a finite number of milliseconds > 0, got 0",
+    ],
+  ];
+}
+
+Deno.test("public calls throw at the call, naming the call, the parameter and the value", async () => {
+  using f = fixtures();
+  for (const [call, error, message] of rows(f)) {
+    let thrown: unknown;
+    try {
+      const result = call();
+      if (result instanceof Promise) await result;
+    } catch (err) {
+      thrown = err;
+    }
+    assert.ok(thrown instanceof Error, `no error for: ${message}`);
+    assert.equal(thrown.message, message);
+    assert.equal(thrown.constructor, error, message);
+  }
+});
+
+Deno.test("well-formed arguments pass the same checks", async () => {
+  using f = fixtures();
+  const { client, queue, lock, callbacks } = f;
+  const source = new FakeControllerSource();
+  assert.ok(newSharedIndexInformer(source));
+  assert.ok(listWatch(client, ConfigMaps, { namespace: "default" }));
+  assert.ok(new BucketRateLimiter(Infinity, 1)); // qps Infinity: never waits
+  const stop = new AbortController();
+  stop.abort();
+  await runWorkers(queue, 1, () => {}, stop.signal); // returns at once
+  assert.ok(new LeaderElector({ lock, callbacks }));
+});
