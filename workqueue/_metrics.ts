@@ -13,18 +13,26 @@ export class MetricsRecorder {
   readonly #latency: DurationSummary = { count: 0, totalMs: 0, maxMs: 0 };
   readonly #work: DurationSummary = { count: 0, totalMs: 0, maxMs: 0 };
 
-  constructor(name: string) {
+  readonly #onDuration?: (which: "queue" | "work", ms: number) => void;
+
+  constructor(
+    name: string,
+    onDuration?: (which: "queue" | "work", ms: number) => void,
+  ) {
     this.#name = name;
+    this.#onDuration = onDuration;
   }
 
   /** An item was handed out after waiting `ms`. */
   queued(ms: number): void {
     observe(this.#latency, ms);
+    this.#onDuration?.("queue", ms);
   }
 
   /** An item was done after `ms` of processing. */
   worked(ms: number): void {
     observe(this.#work, ms);
+    this.#onDuration?.("work", ms);
   }
 
   /** A snapshot at `now`, given the queue's depth and the start times of the items in flight. */

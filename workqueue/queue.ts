@@ -39,6 +39,14 @@ export interface WorkQueueOptions {
   name?: string;
   /** Clock of metrics and delays. Default: the real clock. */
   clock?: Clock;
+  /**
+   * Told each duration as it is measured, for a histogram (client-go's
+   * `queueMetrics` observes `workqueue_queue_duration_seconds` and
+   * `workqueue_work_duration_seconds` per item): `"queue"` is the wait
+   * between add and get, `"work"` between get and done (ms).
+   * `metrics()` keeps only count, total and maximum.
+   */
+  onDuration?: (which: "queue" | "work", ms: number) => void;
 }
 
 /**
@@ -165,7 +173,7 @@ export class WorkQueue<T> implements Disposable {
   constructor(opts: WorkQueueOptions = {}) {
     checkQueueOptions(new.target.name, opts);
     this.#clock = opts.clock ?? realClock;
-    this.#metrics = new MetricsRecorder(opts.name ?? "");
+    this.#metrics = new MetricsRecorder(opts.name ?? "", opts.onDuration);
     recorders.set(this, this.#metrics);
   }
 

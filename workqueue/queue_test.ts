@@ -213,3 +213,19 @@ Deno.test("WorkQueue with using is shut down at the end of the scope", async () 
   assert.equal(q.shuttingDown(), true);
   assert.equal(await q.get(), undefined);
 });
+
+Deno.test("WorkQueue onDuration is told each queue wait and each work duration as measured", async () => {
+  const clock = new FakeClock();
+  const seen: [string, number][] = [];
+  const queue = new WorkQueue<string>({
+    clock,
+    onDuration: (which, ms) => seen.push([which, ms]),
+  });
+  queue.add("a");
+  await clock.step(30);
+  const item = await queue.get();
+  await clock.step(70);
+  queue.done(item!);
+  assert.deepEqual(seen, [["queue", 30], ["work", 70]]);
+  queue.shutDown();
+});

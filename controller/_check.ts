@@ -1,0 +1,46 @@
+// Argument checks of controller/'s public entry points that api/validate.ts
+// does not have (a Kubernetes object, a port); the rest, and the one value
+// formatter, come from there. Internal to controller/.
+
+import { show } from "../api/validate.ts";
+
+export {
+  checkClock,
+  checkDuration,
+  checkFunction,
+  checkOptions,
+  checkResourceType as checkType,
+  checkString as checkName,
+  show,
+} from "../api/validate.ts";
+
+/** `value` is an object with a `metadata` object (a KubeObject). */
+export function checkKubeObject(
+  call: string,
+  name: string,
+  value: unknown,
+): void {
+  const meta = (value as { metadata?: unknown } | null)?.metadata;
+  if (
+    typeof value !== "object" || value === null || typeof meta !== "object" ||
+    meta === null
+  ) {
+    throw new TypeError(
+      `${call}: ${name} must be a Kubernetes object with metadata, got ${
+        show(value)
+      }`,
+    );
+  }
+}
+
+/** `value` is a port number (0 picks a free one). */
+export function checkPort(call: string, name: string, value: unknown): void {
+  if (
+    typeof value !== "number" || !Number.isInteger(value) || value < 0 ||
+    value > 65535
+  ) {
+    throw new RangeError(
+      `${call}: ${name} must be a port number 0-65535, got ${show(value)}`,
+    );
+  }
+}

@@ -1,0 +1,683 @@
+/**
+ * {@link ControllerBuilder} and {@link Controller}: what a controller
+ * watches, how events become {@link Request}s, and the reconcile loop
+ * (controller-runtime `pkg/builder` and `pkg/internal/controller`).
+ *
+ * @module
+ */
+
+import type { Clock } from "../api/clock.ts";
+import type { KubeObject } from "../api/object.ts";
+import type { DeepReadonly } from "../api/readonly.ts";
+import type { ResourceType } from "../api/resources.ts";
+import { DeletedFinalStateUnknown } from "../cache/keys.ts";
+import type { SharedInformerFactory } from "../cache/factory.ts";
+import type { SharedIndexInformer } from "../cache/shared_informer.ts";
+import type { KubeClient } from "../client/rest.ts";
+import { RateLimitingQueue } from "../workqueue/rate_limiting_queue.ts";
+import type { RateLimiter } from "../workqueue/rate_limiter.ts";
+import { checkFunction, checkOptions, checkType, show } from "./_check.ts";
+import type { EventRecorder } from "./event_recorder.ts";
+import type { Counter, Gauge, Histogram, MetricsRegistry } from "./metrics.ts";
+import { groupOf } from "./owners.ts";
+import type { Predicate } from "./predicates.ts";
+
+/**
+ * What is reconciled: the key of one object of the controller's type,
+ * never the object itself (controller-runtime `reconcile.Request`). Read
+ * the object from the cache inside the reconciler; absent means deleted.
+ *
+ * @example The Request of a ConfigMap
+ * ```ts
+ * import type { Request } from "@kubecache/core/controller";
+ * import assert from "node:assert/strict";
+ *
+ * const req: Request = { namespace: "default", name: "settings" };
+ * assert.equal(`${req.namespace}/${req.name}`, "default/settings");
+ * ```
+ */
+export interface Request {
+  /** The namespace; absent for a cluster-scoped object. */
+  namespace?: string;
+  /** The name. */
+  name: string;
+}
+
+/**
+ * What a reconcile asks for next (controller-runtime `reconcile.Result`):
+ * nothing (`undefined`: done; its backoff is forgotten), `{ requeueAfter:
+ * ms }` (reconcile again after that delay; backoff forgotten), or
+ * `{ requeue: true }` (again, after the rate limiter's delay, counted as a
+ * retry). A throw retries with backoff as well, and is reported.
+ *
+ * @example Poll an external system every minute
+ * ```ts
+ * import type { ReconcileResult } from "@kubecache/core/controller";
+ * import assert from "node:assert/strict";
+ *
+ * const next = (ready: boolean): ReconcileResult => ready ? undefined : { requeueAfter: 60_000 };
+ * assert.deepEqual(next(false), { requeueAfter: 60_000 });
+ * ```
+ */
+export type ReconcileResult = void | { requeueAfter?: number } | {
+  requeue: true;
+};
+
+/**
+ * What a reconciler gets besides the {@link Request}.
+ *
+ * @example Back off more gently on later attempts
+ * ```ts
+ * import type { ReconcileContext } from "@kubecache/core/controller";
+ * import assert from "node:assert/strict";
+ *
+ * const wait = (ctx: Pick<ReconcileContext, "attempt">) => Math.min(60_000, 1_000 * 2 ** ctx.attempt);
+ * assert.equal(wait({ attempt: 3 }), 8_000);
+ * ```
+ */
+export interface ReconcileContext {
+  /**
+   * Aborts when the reconcile must stop: leadership was lost, or the
+   * manager is shutting down and `gracefulShutdownTimeout` has passed.
+   * Pass it to every request (`client.patch(..., { signal })`).
+   */
+  signal: AbortSignal;
+  /** The manager's client. */
+  client: KubeClient;
+  /** Records Events as this controller (component = controller name). */
+  recorder: EventRecorder;
+  /** Failed or requeued attempts of this key before this one (the queue's `numRequeues`); 0 the first time. */
+  attempt: number;
+}
+
+/**
+ * The reconcile function: make the world match the object named by `req`
+ * (read from the cache), idempotently. Called for one key at a time.
+ *
+ * @example A reconciler reading from a lister
+ * ```ts
+ * import type { Reconciler } from "@kubecache/core/controller";
+ * import assert from "node:assert/strict";
+ *
+ * const cache = new Map([["default/a", { data: { x: "1" } }]]);
+ * const seen: string[] = [];
+ * const reconcile: Reconciler = (req) => {
+ *   const cm = cache.get(`${req.namespace}/${req.name}`);
+ *   if (!cm) return; // deleted: nothing to do
+ *   seen.push(req.name);
+ * };
+ * reconcile({ namespace: "default", name: "a" }, {} as never);
+ * assert.deepEqual(seen, ["a"]);
+ * ```
+ */
+export type Reconciler = (
+  req: Request,
+  ctx: ReconcileContext,
+) => ReconcileResult | Promise<ReconcileResult>;
+
+/**
+ * Options of `manager.controller(name, forType, opts)`.
+ *
+ * @example Two workers and a gentler retry
+ * ```ts
+ * import type { ControllerOptions } from "@kubecache/core/controller";
+ * import { ItemExponentialFailureRateLimiter } from "@kubecache/core/workqueue";
+ * import assert from "node:assert/strict";
+ *
+ * const opts: ControllerOptions<never> = {
+ *   maxConcurrentReconciles: 2,
+ *   rateLimiter: new ItemExponentialFailureRateLimiter(100, 60_000),
+ * };
+ * assert.equal(opts.rateLimiter!.when("default/a"), 100);
+ * ```
+ */
+export interface ControllerOptions<T> {
+  /** Keys reconciled at once (different keys only). Default 1. */
+  maxConcurrentReconciles?: number;
+  /** Retry policy of the queue. Default `defaultControllerRateLimiter()` (5 ms doubling to 1000 s, and 10 qps burst 100 overall). */
+  rateLimiter?: RateLimiter<string>;
+  /** Filters of the events of the controller's own type. */
+  predicates?: Predicate<T>[];
+}
+
+/**
+ * Options of {@link ControllerBuilder.owns} and
+ * {@link ControllerBuilder.watches}.
+ *
+ * @example Only label changes of the watched Secrets
+ * ```ts
+ * import { labelsChanged, type WatchOptions } from "@kubecache/core/controller";
+ * import type { Secret } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const opts: WatchOptions<Secret> = { predicates: [labelsChanged] };
+ * assert.equal(opts.predicates!.length, 1);
+ * ```
+ */
+export interface WatchOptions<O> {
+  /** Filters of this watch's events. */
+  predicates?: Predicate<O>[];
+}
+
+/** What a controller needs of its manager (kept apart so the files do not import each other). */
+export interface ControllerHost {
+  readonly factory: SharedInformerFactory;
+  readonly client: KubeClient;
+  readonly clock: Clock;
+  readonly metrics: MetricsRegistry;
+  eventRecorder(component: string): EventRecorder;
+  onError(error: unknown, controller: string, req: Request): void;
+  add(controller: Controller): void;
+}
+
+/**
+ * Says what a controller watches, then builds it (controller-runtime
+ * `builder.Builder`: `For`, `Owns`, `Watches`, `Complete`). Get one from
+ * `manager.controller(name, forType, opts)`.
+ *
+ * @typeParam T the controller's own type (what it reconciles)
+ *
+ * @example A ConfigMap controller that owns Secrets
+ * ```ts
+ * import { Manager } from "@kubecache/core/controller";
+ * import { ConfigMaps, KubeClient, KubeConfig, Secrets } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * await using client = new KubeClient(KubeConfig.fromOptions({ server: "http://127.0.0.1:1" }));
+ * await using manager = new Manager(client);
+ * const controller = manager.controller("cm", ConfigMaps)
+ *   .owns(Secrets)
+ *   .complete(() => {});
+ * assert.equal(controller.name, "cm");
+ * ```
+ */
+export class ControllerBuilder<T extends KubeObject> {
+  readonly #host: ControllerHost;
+  readonly #name: string;
+  readonly #forType: ResourceType<T>;
+  readonly #opts: ControllerOptions<T>;
+  readonly #watches: WatchSpec[] = [];
+  #completed = false;
+
+  /** @internal Use `manager.controller(name, forType, opts)`. */
+  constructor(
+    host: ControllerHost,
+    name: string,
+    forType: ResourceType<T>,
+    opts: ControllerOptions<T>,
+  ) {
+    this.#host = host;
+    this.#name = name;
+    this.#forType = forType;
+    this.#opts = opts;
+  }
+
+  /**
+   * Also watch objects of `type` that this controller creates, and
+   * reconcile their controller owner (controller-runtime `Owns`,
+   * `EnqueueRequestForOwner` with `OnlyControllerOwner`): an event of such
+   * an object enqueues the owner named by its ownerReference with
+   * `controller: true` whose kind and API group are the controller's type,
+   * in the object's namespace (none for a cluster-scoped owner). Other
+   * references are ignored; an update enqueues the owners of both the old
+   * and the new object.
+   *
+   * @param type the owned type
+   * @param opts predicates of this watch
+   * @returns this builder
+   * @throws {TypeError} when `type` is not a ResourceType, or after `complete`
+   */
+  owns<O extends KubeObject>(
+    type: ResourceType<O>,
+    opts: WatchOptions<O> = {},
+  ): this {
+    this.#check("owns", type, opts);
+    const group = this.#forType.group;
+    const kind = this.#forType.kind;
+    const clusterOwner = !this.#forType.namespaced;
+    this.#watches.push({
+      type: type as ResourceType,
+      predicates: (opts.predicates ?? []) as Predicate<KubeObject>[],
+      both: true,
+      map: (obj) => {
+        const ref = obj.metadata.ownerReferences?.find((r) =>
+          r.controller === true
+        );
+        if (
+          !ref || ref.kind !== kind || groupOf(ref.apiVersion) !== group
+        ) return [];
+        return [
+          clusterOwner
+            ? { name: ref.name }
+            : { namespace: obj.metadata.namespace, name: ref.name },
+        ];
+      },
+    });
+    return this;
+  }
+
+  /**
+   * Also watch objects of `type` and enqueue what `map` returns for each
+   * event (controller-runtime `Watches` with `EnqueueRequestsFromMapFunc`);
+   * an update maps both the old and the new object.
+   *
+   * @param type the watched type
+   * @param map the Requests of the controller's type an object stands for
+   * @param opts predicates of this watch
+   * @returns this builder
+   * @throws {TypeError} when `type` is not a ResourceType or `map` not a function, or after `complete`
+   */
+  watches<O extends KubeObject>(
+    type: ResourceType<O>,
+    map: (obj: DeepReadonly<O>) => Request[],
+    opts: WatchOptions<O> = {},
+  ): this {
+    this.#check("watches", type, opts);
+    checkFunction("ControllerBuilder.watches", "map", map);
+    this.#watches.push({
+      type: type as ResourceType,
+      predicates: (opts.predicates ?? []) as Predicate<KubeObject>[],
+      both: true,
+      map: map as (obj: DeepReadonly<KubeObject>) => Request[],
+    });
+    return this;
+  }
+
+  /**
+   * Build the controller with `reconcile` and add it to the manager
+   * (controller-runtime `Complete`). Its informers' handlers are added
+   * now; its workers run while the manager runs (and leads).
+   *
+   * @param reconcile the reconcile function
+   * @returns the controller
+   * @throws {TypeError} when `reconcile` is not a function, or called twice
+   * @throws {Error} when the manager runs already
+   */
+  complete(reconcile: Reconciler): Controller {
+    checkFunction("ControllerBuilder.complete", "reconcile", reconcile);
+    if (this.#completed) {
+      throw new TypeError(
+        `ControllerBuilder.complete: controller "${this.#name}" is complete already`,
+      );
+    }
+    this.#completed = true;
+    const forType = this.#forType;
+    const watches: WatchSpec[] = [{
+      type: forType as ResourceType,
+      predicates: (this.#opts.predicates ?? []) as Predicate<KubeObject>[],
+      both: false,
+      map: (obj) => [requestOf(obj, forType.namespaced)],
+      own: true,
+    }, ...this.#watches];
+    const controller = new Controller(
+      this.#host,
+      this.#name,
+      forType as ResourceType,
+      this.#opts as ControllerOptions<KubeObject>,
+      reconcile,
+      watches,
+    );
+    this.#host.add(controller);
+    return controller;
+  }
+
+  #check(call: string, type: unknown, opts: unknown): void {
+    checkType(`ControllerBuilder.${call}`, "type", type);
+    checkOptions(`ControllerBuilder.${call}`, "opts", opts);
+    if (this.#completed) {
+      throw new TypeError(
+        `ControllerBuilder.${call}: controller "${this.#name}" is complete already`,
+      );
+    }
+  }
+}
+
+interface WatchSpec {
+  type: ResourceType;
+  predicates: Predicate<KubeObject>[];
+  /** Map the old object of an update too (owns, watches). */
+  both: boolean;
+  map: (obj: DeepReadonly<KubeObject>) => Request[];
+  /** The controller's own type: a tombstone without an object maps by its key. */
+  own?: boolean;
+}
+
+/** controller-runtime's result labels of `controller_runtime_reconcile_total`. */
+const RESULTS = ["success", "error", "requeue", "requeue_after"] as const;
+
+/** controller-runtime's buckets of `controller_runtime_reconcile_time_seconds`. */
+const RECONCILE_BUCKETS = [
+  0.005,
+  0.01,
+  0.025,
+  0.05,
+  0.075,
+  0.1,
+  0.15,
+  0.2,
+  0.25,
+  0.3,
+  0.35,
+  0.4,
+  0.45,
+  0.5,
+  0.6,
+  0.7,
+  0.8,
+  0.9,
+  1,
+  1.25,
+  1.5,
+  1.75,
+  2,
+  2.5,
+  3,
+  3.5,
+  4,
+  4.5,
+  5,
+  6,
+  7,
+  8,
+  9,
+  10,
+  15,
+  20,
+  25,
+  30,
+  40,
+  50,
+  60,
+];
+
+/** client-go's workqueue duration buckets: 10 ns × 10^i, i = 0..9. */
+const WORKQUEUE_BUCKETS = Array.from({ length: 10 }, (_, i) => 1e-8 * 10 ** i)
+  .map((b) => Number(b.toPrecision(1)));
+
+/**
+ * One controller (controller-runtime `Controller`, kube-rs `Controller`):
+ * its informers' handlers turn events into {@link Request}s on a
+ * rate-limited queue; while the manager runs (and leads), up to
+ * `maxConcurrentReconciles` workers reconcile them, never one key in two
+ * workers at once. Built by {@link ControllerBuilder.complete}.
+ *
+ * Each reconcile's outcome, as controller-runtime's `reconcileHandler`:
+ * a throw → `addRateLimited` (per-key backoff; `ctx.attempt` counts);
+ * `undefined` → `forget`; `{ requeueAfter: ms }` (> 0) → `forget` then
+ * `addAfter(ms)`; `{ requeue: true }` → `addRateLimited`.
+ *
+ * @example Enqueue by hand and see the reconcile
+ * ```ts
+ * import { Manager } from "@kubecache/core/controller";
+ * import { ConfigMaps, KubeClient, KubeConfig } from "@kubecache/core";
+ * import { FakeApiServer } from "@kubecache/core/testing";
+ * import assert from "node:assert/strict";
+ *
+ * await using server = await FakeApiServer.start();
+ * await using client = new KubeClient(KubeConfig.fromOptions({ server: server.url }));
+ * await using manager = new Manager(client);
+ * const seen = Promise.withResolvers<string>();
+ * const controller = manager.controller("cm", ConfigMaps).complete((req) => {
+ *   if (req.name === "by-hand") seen.resolve(req.name);
+ * });
+ * const stop = new AbortController();
+ * const running = manager.run(stop.signal);
+ * controller.enqueue({ namespace: "default", name: "by-hand" });
+ * assert.equal(await seen.promise, "by-hand");
+ * stop.abort();
+ * await running;
+ * ```
+ */
+export class Controller {
+  /** The controller's name (metrics label `controller`, queue name, event source). */
+  readonly name: string;
+  /** The type it reconciles. */
+  readonly forType: ResourceType;
+  /** Keys reconciled at once. */
+  readonly maxConcurrentReconciles: number;
+  readonly #host: ControllerHost;
+  readonly #reconcile: Reconciler;
+  readonly #queue: RateLimitingQueue<string>;
+  readonly #informers: {
+    type: ResourceType;
+    informer: SharedIndexInformer<KubeObject>;
+  }[] = [];
+  readonly #recorder: EventRecorder;
+  readonly #m: {
+    total: Counter;
+    errors: Counter;
+    time: Histogram;
+    active: Gauge;
+  };
+
+  /** @internal Use {@link ControllerBuilder.complete}. */
+  constructor(
+    host: ControllerHost,
+    name: string,
+    forType: ResourceType,
+    opts: ControllerOptions<KubeObject>,
+    reconcile: Reconciler,
+    watches: WatchSpec[],
+  ) {
+    const workers = opts.maxConcurrentReconciles ?? 1;
+    if (!Number.isInteger(workers) || workers < 1) {
+      throw new RangeError(
+        `Manager.controller: opts.maxConcurrentReconciles must be an integer >= 1, got ${
+          show(opts.maxConcurrentReconciles)
+        }`,
+      );
+    }
+    this.name = name;
+    this.forType = forType;
+    this.maxConcurrentReconciles = workers;
+    this.#host = host;
+    this.#reconcile = reconcile;
+    this.#recorder = host.eventRecorder(name);
+    const m = host.metrics;
+    const queueDuration = m.histogram(
+      "workqueue_queue_duration_seconds",
+      "How long in seconds an item stays in workqueue before being requested.",
+      { labelNames: ["name"], buckets: WORKQUEUE_BUCKETS },
+    ).with({ name });
+    const workDuration = m.histogram(
+      "workqueue_work_duration_seconds",
+      "How long in seconds processing an item from workqueue takes.",
+      { labelNames: ["name"], buckets: WORKQUEUE_BUCKETS },
+    ).with({ name });
+    this.#queue = new RateLimitingQueue<string>(opts.rateLimiter, {
+      name,
+      clock: host.clock,
+      onDuration: (which, ms) =>
+        (which === "queue" ? queueDuration : workDuration).observe(ms / 1000),
+    });
+    const label = { controller: name };
+    this.#m = {
+      total: m.counter(
+        "controller_runtime_reconcile_total",
+        "Total number of reconciliations per controller",
+        { labelNames: ["controller", "result"] },
+      ),
+      errors: m.counter(
+        "controller_runtime_reconcile_errors_total",
+        "Total number of reconciliation errors per controller",
+        { labelNames: ["controller"] },
+      ),
+      time: m.histogram(
+        "controller_runtime_reconcile_time_seconds",
+        "Length of time per reconciliation per controller",
+        { labelNames: ["controller"], buckets: RECONCILE_BUCKETS },
+      ),
+      active: m.gauge(
+        "controller_runtime_active_workers",
+        "Number of currently used workers per controller",
+        { labelNames: ["controller"] },
+      ),
+    };
+    // Known at start, as controller-runtime initializes them.
+    for (const result of RESULTS) this.#m.total.with({ ...label, result });
+    this.#m.errors.with(label);
+    this.#m.time.with(label);
+    this.#m.active.with(label).set(0);
+    m.gauge(
+      "controller_runtime_max_concurrent_reconciles",
+      "Maximum number of concurrent reconciles per controller",
+      { labelNames: ["controller"] },
+    ).with(label).set(workers);
+    for (const w of watches) this.#watch(w);
+  }
+
+  /**
+   * Put a Request on the queue, as a handler would (controller-runtime's
+   * `source.Channel` for triggers from outside the cluster). A key already
+   * waiting is not queued twice.
+   * @param req the object to reconcile
+   * @throws {TypeError} when `req.name` is not a non-empty string
+   */
+  enqueue(req: Request): void {
+    if (typeof req?.name !== "string" || req.name === "") {
+      throw new TypeError(
+        `Controller.enqueue: req.name must be a non-empty string, got ${
+          show(req?.name)
+        }`,
+      );
+    }
+    this.#queue.add(keyOf(req));
+  }
+
+  /** Whether every informer this controller reads has synced. */
+  hasSynced(): boolean {
+    return this.#informers.every((i) => i.informer.hasSynced());
+  }
+
+  /** @internal The queue, for the manager's metrics and shutdown. */
+  get queue(): RateLimitingQueue<string> {
+    return this.#queue;
+  }
+
+  /** @internal The informers this controller reads. */
+  get informers(): readonly {
+    type: ResourceType;
+    informer: SharedIndexInformer<KubeObject>;
+  }[] {
+    return this.#informers;
+  }
+
+  /**
+   * @internal Run the workers until `stop` aborts; the reconciles in
+   * flight get `reconcileSignal` and are awaited.
+   */
+  async run(stop: AbortSignal, reconcileSignal: AbortSignal): Promise<void> {
+    await Promise.all(
+      Array.from(
+        { length: this.maxConcurrentReconciles },
+        () => this.#worker(stop, reconcileSignal),
+      ),
+    );
+  }
+
+  async #worker(stop: AbortSignal, signal: AbortSignal): Promise<void> {
+    const queue = this.#queue;
+    const clock = this.#host.clock;
+    const label = { controller: this.name };
+    const active = this.#m.active.with(label);
+    while (!stop.aborted) {
+      let key: string | undefined;
+      try {
+        key = await queue.get({ signal: stop });
+      } catch (err) {
+        if (stop.aborted) return;
+        throw err;
+      }
+      if (key === undefined) return;
+      active.inc();
+      const req = requestOfKey(key, this.forType.namespaced);
+      const started = clock.now();
+      let result: string;
+      try {
+        const out = await this.#reconcile(req, {
+          signal,
+          client: this.#host.client,
+          recorder: this.#recorder,
+          attempt: queue.numRequeues(key),
+        });
+        const after = (out as { requeueAfter?: number } | undefined)
+          ?.requeueAfter;
+        if (typeof after === "number" && after > 0) {
+          queue.forget(key);
+          queue.addAfter(key, after);
+          result = "requeue_after";
+        } else if ((out as { requeue?: boolean } | undefined)?.requeue) {
+          queue.addRateLimited(key);
+          result = "requeue";
+        } else {
+          queue.forget(key);
+          result = "success";
+        }
+      } catch (err) {
+        queue.addRateLimited(key);
+        result = "error";
+        this.#m.errors.with(label).inc();
+        if (!(signal.aborted && err === signal.reason)) {
+          this.#host.onError(err, this.name, req);
+        }
+      } finally {
+        active.dec();
+        queue.done(key);
+      }
+      this.#m.total.with({ ...label, result }).inc();
+      this.#m.time.with(label).observe((clock.now() - started) / 1000);
+    }
+  }
+
+  #watch(spec: WatchSpec): void {
+    const informer = this.#host.factory.informerFor(spec.type);
+    this.#informers.push({ type: spec.type, informer });
+    const { predicates, map } = spec;
+    const add = (reqs: Request[]) => {
+      for (const r of reqs) this.#queue.add(keyOf(r));
+    };
+    informer.addEventHandler({
+      onAdd: (obj) => {
+        if (predicates.every((p) => p.create?.(obj) ?? true)) add(map(obj));
+      },
+      onUpdate: (old, obj) => {
+        if (!predicates.every((p) => p.update?.(old, obj) ?? true)) return;
+        if (spec.both) add(map(old));
+        add(map(obj));
+      },
+      onDelete: (deleted) => {
+        const obj = deleted instanceof DeletedFinalStateUnknown
+          ? deleted.obj
+          : deleted;
+        if (obj === undefined) {
+          // A tombstone without its object: only our own key is known.
+          const key = (deleted as DeletedFinalStateUnknown<unknown>).key;
+          if (spec.own) this.#queue.add(key);
+          return;
+        }
+        if (predicates.every((p) => p.delete?.(obj) ?? true)) add(map(obj));
+      },
+    });
+  }
+}
+
+function requestOf(
+  obj: DeepReadonly<KubeObject>,
+  namespaced: boolean,
+): Request {
+  const { name, namespace } = obj.metadata;
+  return namespaced && namespace
+    ? { namespace, name: name ?? "" }
+    : { name: name ?? "" };
+}
+
+/** `namespace/name`, or `name` (cache `metaNamespaceKeyFunc`). */
+function keyOf(req: Request): string {
+  return req.namespace ? `${req.namespace}/${req.name}` : req.name;
+}
+
+function requestOfKey(key: string, namespaced: boolean): Request {
+  const slash = key.indexOf("/");
+  if (!namespaced || slash === -1) return { name: key };
+  return { namespace: key.slice(0, slash), name: key.slice(slash + 1) };
+}

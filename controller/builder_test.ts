@@ -1,0 +1,320 @@
+// The reconcile loop and the event mapping, on a FakeApiServer and a
+// FakeClock, to controller-runtime's rules (pkg/internal/controller
+// reconcileHandler, handler.EnqueueRequestForOwner).
+
+import assert from "node:assert/strict";
+import { ConfigMaps, Secrets } from "../api/resources.ts";
+import type { ConfigMap, Secret } from "../api/types.ts";
+import { ItemExponentialFailureRateLimiter } from "../workqueue/rate_limiter.ts";
+import { Manager } from "./manager.ts";
+import type { ReconcileContext, Request } from "./builder.ts";
+import { generationChanged, labelsChanged } from "./predicates.ts";
+import { TestCluster } from "./_test_util.ts";
+
+const keyOf = (r: Request) => `${r.namespace ?? ""}/${r.name}`;
+
+function cm(name: string, data: Record<string, string> = {}): ConfigMap {
+  return { metadata: { name, namespace: "default" }, data };
+}
+
+/** A manager on the cluster, running; stop() ends it. */
+function running(c: TestCluster, manager: Manager) {
+  const stop = new AbortController();
+  const done = manager.run(stop.signal);
+  return {
+    done,
+    async stop() {
+      stop.abort();
+      await c.settle();
+      while (
+        !(await Promise.race([
+          done.then(() => true),
+          c.settle().then(() => false),
+        ]))
+      ) {
+        await c.clock.step(50);
+      }
+    },
+  };
+}
+
+Deno.test("Controller: events for one key while it is reconciled coalesce into one more reconcile", async () => {
+  await using c = await TestCluster.start();
+  c.server.create(ConfigMaps, cm("a"));
+  await using manager = new Manager(c.client(), { clock: c.clock });
+  const gate = Promise.withResolvers<void>();
+  const calls: string[] = [];
+  manager.controller("cm", ConfigMaps).complete(async (req) => {
+    calls.push(keyOf(req));
+    if (calls.length === 1) await gate.promise;
+  });
+  const run = running(c, manager);
+  await c.until(() => calls.length === 1, "first reconcile");
+  for (let i = 0; i < 5; i++) {
+    c.server.update(ConfigMaps, { ...cm("a", { v: String(i) }) });
+  }
+  const lister = manager.factory.lister(ConfigMaps);
+  await c.until(
+    () => lister.namespaced("default").get("a")?.data?.v === "4",
+    "last update cached",
+  );
+  gate.resolve();
+  await c.until(() => calls.length === 2, "second reconcile");
+  await c.clock.step(1_000);
+  await c.settle();
+  assert.deepEqual(calls, ["default/a", "default/a"]);
+  await run.stop();
+});
+
+Deno.test("Controller: with maxConcurrentReconciles 4 different keys run in parallel, one key never twice at once", async () => {
+  await using c = await TestCluster.start();
+  for (let i = 0; i < 8; i++) c.server.create(ConfigMaps, cm(`k${i}`));
+  await using manager = new Manager(c.client(), { clock: c.clock });
+  const inFlight = new Set<string>();
+  let maxParallel = 0;
+  let overlaps = 0;
+  let total = 0;
+  manager.controller("cm", ConfigMaps, { maxConcurrentReconciles: 4 })
+    .complete(async (req) => {
+      const key = keyOf(req);
+      if (inFlight.has(key)) overlaps++;
+      inFlight.add(key);
+      maxParallel = Math.max(maxParallel, inFlight.size);
+      await c.clock.sleep(100);
+      inFlight.delete(key);
+      total++;
+    });
+  const run = running(c, manager);
+  await c.until(() => total >= 8, "first round");
+  // Change every key again, several times, while they are in flight.
+  for (let round = 0; round < 3; round++) {
+    for (let i = 0; i < 8; i++) {
+      c.server.update(ConfigMaps, cm(`k${i}`, { round: String(round) }));
+    }
+    await c.clock.step(30);
+    await c.settle();
+  }
+  await c.until(
+    () => inFlight.size === 0 && manager.controllers()[0].queue.len() === 0,
+    "drain",
+  );
+  assert.equal(overlaps, 0, "one key was reconciled by two workers at once");
+  assert.equal(maxParallel, 4);
+  await run.stop();
+});
+
+Deno.test("Controller: a throw is retried with backoff and ctx.attempt counts; success forgets", async () => {
+  await using c = await TestCluster.start();
+  c.server.create(ConfigMaps, cm("a"));
+  await using manager = new Manager(c.client(), {
+    clock: c.clock,
+    onError: () => {},
+  });
+  const attempts: [number, number][] = [];
+  let fail = 2;
+  manager.controller("cm", ConfigMaps, {
+    rateLimiter: new ItemExponentialFailureRateLimiter(1_000, 60_000),
+  }).complete((_req, ctx: ReconcileContext) => {
+    attempts.push([ctx.attempt, c.clock.now()]);
+    if (fail-- > 0) throw new Error("transient");
+  });
+  const run = running(c, manager);
+  await c.until(() => attempts.length === 3, "three attempts", {
+    maxMs: 10_000,
+  });
+  assert.deepEqual(attempts.map(([a]) => a), [0, 1, 2]);
+  // Backoff 1 s, then 2 s (base·2^failures), measured on the fake clock.
+  assert.ok(attempts[1][1] - attempts[0][1] >= 1_000);
+  assert.ok(attempts[1][1] - attempts[0][1] < 1_200);
+  assert.ok(attempts[2][1] - attempts[1][1] >= 2_000);
+  assert.ok(attempts[2][1] - attempts[1][1] < 2_200);
+  c.server.update(ConfigMaps, cm("a", { v: "2" }));
+  await c.until(() => attempts.length === 4, "fourth");
+  assert.equal(attempts[3][0], 0, "success forgot the failures");
+  const text = manager.metrics.expose();
+  assert.match(
+    text,
+    /controller_runtime_reconcile_total\{controller="cm",result="error"\} 2/,
+  );
+  assert.match(
+    text,
+    /controller_runtime_reconcile_errors_total\{controller="cm"\} 2/,
+  );
+  assert.match(
+    text,
+    /controller_runtime_reconcile_total\{controller="cm",result="success"\} 2/,
+  );
+  await run.stop();
+});
+
+Deno.test("Controller: { requeueAfter } forgets the backoff and comes back after that delay; { requeue: true } counts as a retry", async () => {
+  await using c = await TestCluster.start();
+  c.server.create(ConfigMaps, cm("a"));
+  await using manager = new Manager(c.client(), {
+    clock: c.clock,
+    onError: () => {},
+  });
+  const seen: [number, number][] = [];
+  const plan: (() => unknown)[] = [
+    () => {
+      throw new Error("first fails");
+    },
+    () => ({ requeue: true }),
+    () => ({ requeueAfter: 5_000 }),
+    () => ({ requeue: true }),
+    () => undefined,
+  ];
+  manager.controller("cm", ConfigMaps, {
+    rateLimiter: new ItemExponentialFailureRateLimiter(100, 60_000),
+  }).complete((_req, ctx) => {
+    seen.push([ctx.attempt, c.clock.now()]);
+    return plan[seen.length - 1]() as undefined;
+  });
+  const run = running(c, manager);
+  await c.until(() => seen.length === 5, "five reconciles", { stepMs: 20 });
+  // throw → attempt 1; requeue → 2; requeueAfter forgets → 0; requeue → 1.
+  assert.deepEqual(seen.map(([a]) => a), [0, 1, 2, 0, 1]);
+  const gap = seen[3][1] - seen[2][1];
+  assert.ok(gap >= 5_000 && gap < 5_100, `requeueAfter waited ${gap} ms`);
+  const afterRequeue = seen[2][1] - seen[1][1];
+  assert.ok(
+    afterRequeue >= 200 && afterRequeue < 300,
+    `requeue waited ${afterRequeue} ms (100·2^1)`,
+  );
+  const text = manager.metrics.expose();
+  assert.match(text, /result="requeue"\} 2/);
+  assert.match(text, /result="requeue_after"\} 1/);
+  await run.stop();
+});
+
+Deno.test("owns(): an owned object's controller reference of the controller's kind and group enqueues its owner; others are ignored", async () => {
+  await using c = await TestCluster.start();
+  await using manager = new Manager(c.client(), { clock: c.clock });
+  const keys: string[] = [];
+  manager.controller("cm", ConfigMaps).owns(Secrets).complete((req) => {
+    keys.push(keyOf(req));
+  });
+  const run = running(c, manager);
+  await c.until(() => manager.controllers()[0].hasSynced(), "sync");
+  const secret = (name: string, refs: Secret["metadata"]["ownerReferences"]) =>
+    c.server.create(Secrets, {
+      metadata: { name, namespace: "default", ownerReferences: refs },
+    });
+  const ref = { name: "owner", uid: "u1" };
+  secret("controlled", [{
+    apiVersion: "v1",
+    kind: "ConfigMap",
+    ...ref,
+    controller: true,
+  }]);
+  secret("not-controller", [{
+    apiVersion: "v1",
+    kind: "ConfigMap",
+    ...ref,
+    name: "plain",
+  }]);
+  secret("other-group", [{
+    apiVersion: "example.com/v1",
+    kind: "ConfigMap",
+    ...ref,
+    name: "crd",
+    controller: true,
+  }]);
+  secret("other-kind", [{
+    apiVersion: "apps/v1",
+    kind: "Deployment",
+    ...ref,
+    name: "deploy",
+    controller: true,
+  }]);
+  secret("no-owner", undefined);
+  await c.until(() => keys.length >= 1, "owner enqueued");
+  await c.clock.step(500);
+  await c.settle();
+  assert.deepEqual(keys, ["default/owner"]);
+  await run.stop();
+});
+
+Deno.test("watches() enqueues what the map returns, for the old and the new object of an update; predicates filter first", async () => {
+  await using c = await TestCluster.start();
+  c.server.create(ConfigMaps, {
+    metadata: { name: "s", namespace: "default", labels: { for: "x" } },
+  });
+  await using manager = new Manager(c.client(), { clock: c.clock });
+  const keys: string[] = [];
+  manager.controller("sec", Secrets).watches(
+    ConfigMaps,
+    (
+      obj,
+    ) => [{ namespace: "default", name: obj.metadata.labels?.for ?? "none" }],
+    { predicates: [labelsChanged] },
+  ).complete((req) => {
+    keys.push(keyOf(req));
+  });
+  const run = running(c, manager);
+  await c.until(() => keys.length === 1, "initial add mapped");
+  assert.deepEqual(keys, ["default/x"]);
+  // Data change only: labelsChanged drops it.
+  c.server.update(ConfigMaps, {
+    metadata: { name: "s", namespace: "default", labels: { for: "x" } },
+    data: { a: "1" },
+  });
+  await c.clock.step(500);
+  await c.settle();
+  assert.deepEqual(keys, ["default/x"]);
+  // Relabel: both the old (x) and the new (y) target are reconciled.
+  c.server.update(ConfigMaps, {
+    metadata: { name: "s", namespace: "default", labels: { for: "y" } },
+  });
+  await c.until(() => keys.length === 3, "old and new mapped");
+  assert.deepEqual(keys.slice(1).sort(), ["default/x", "default/y"]);
+  await run.stop();
+});
+
+Deno.test("predicates of the controller's own type filter its events (generationChanged drops metadata-only updates)", async () => {
+  await using c = await TestCluster.start();
+  c.server.create(ConfigMaps, cm("a"));
+  await using manager = new Manager(c.client(), { clock: c.clock });
+  const keys: string[] = [];
+  // ConfigMaps have no generation bumps on the fake: every update is metadata-only to generationChanged.
+  manager.controller("cm", ConfigMaps, { predicates: [generationChanged] })
+    .complete((req) => {
+      keys.push(keyOf(req));
+    });
+  const run = running(c, manager);
+  await c.until(() => keys.length === 1, "create passes");
+  c.server.update(ConfigMaps, cm("a", { x: "1" }));
+  await c.clock.step(500);
+  await c.settle();
+  assert.deepEqual(keys, ["default/a"]);
+  c.server.delete(ConfigMaps, "default", "a");
+  await c.until(() => keys.length === 2, "delete passes");
+  await run.stop();
+});
+
+Deno.test("Manager.controller and the builder check their arguments at the call", async () => {
+  await using c = await TestCluster.start();
+  await using manager = new Manager(c.client(), { clock: c.clock });
+  assert.throws(
+    () => manager.controller("", ConfigMaps),
+    /Manager.controller: name must be a non-empty string, got ""/,
+  );
+  assert.throws(
+    () => manager.controller("x", {} as never),
+    /forType must be a ResourceType/,
+  );
+  assert.throws(
+    () =>
+      manager.controller("x", ConfigMaps, { maxConcurrentReconciles: 0 })
+        .complete(() => {}),
+    /maxConcurrentReconciles must be an integer >= 1, got 0/,
+  );
+  const b = manager.controller("y", ConfigMaps);
+  assert.throws(
+    () => b.watches(Secrets, "nope" as never),
+    /ControllerBuilder.watches: map must be a function, got "nope"/,
+  );
+  b.complete(() => {});
+  assert.throws(() => b.owns(Secrets), /complete already/);
+  assert.throws(() => manager.controller("y", ConfigMaps), /named "y" exists/);
+});

@@ -1,0 +1,661 @@
+/**
+ * {@link Manager}: runs controllers on shared informers, with leader
+ * election, metrics, health endpoints and graceful shutdown
+ * (controller-runtime `pkg/manager`).
+ *
+ * @module
+ */
+
+import { type Clock, realClock } from "../api/clock.ts";
+import type { KubeObject } from "../api/object.ts";
+import type { ResourceType } from "../api/resources.ts";
+import { SharedInformerFactory } from "../cache/factory.ts";
+import type { SharedIndexInformer } from "../cache/shared_informer.ts";
+import type { KubeClient } from "../client/rest.ts";
+import { LeaderElector } from "../leaderelection/leader_elector.ts";
+import { LeaseLock } from "../leaderelection/lease_lock.ts";
+import {
+  checkClock,
+  checkDuration,
+  checkName,
+  checkOptions,
+  checkType,
+  show,
+} from "./_check.ts";
+import {
+  type Controller,
+  ControllerBuilder,
+  type ControllerHost,
+  type ControllerOptions,
+  type Request,
+} from "./builder.ts";
+import { EventRecorder } from "./event_recorder.ts";
+import {
+  EndpointServer,
+  type HealthCheck,
+  type ServeOptions,
+} from "./health.ts";
+import { MetricsRegistry } from "./metrics.ts";
+
+/**
+ * Leader election settings of a {@link Manager} (controller-runtime
+ * `LeaderElection*` options; durations in ms, as {@link LeaderElector}'s).
+ *
+ * @example
+ * ```ts
+ * import type { LeaderElectionOptions } from "@kubecache/core/controller";
+ * import assert from "node:assert/strict";
+ *
+ * const le: LeaderElectionOptions = { name: "my-controller", namespace: "kube-system" };
+ * assert.equal(le.releaseOnCancel ?? true, true);
+ * ```
+ */
+export interface LeaderElectionOptions {
+  /** Name of the Lease the replicas share. */
+  name: string;
+  /** Namespace of the Lease. */
+  namespace: string;
+  /** This replica's identity. Default hostname + `_` + a random UUID (controller-runtime's). */
+  identity?: string;
+  /** Default 15 000. */
+  leaseDuration?: number;
+  /** Default 10 000. */
+  renewDeadline?: number;
+  /** Default 2 000. */
+  retryPeriod?: number;
+  /** Give the Lease up on shutdown so another replica takes over at once. Default true. */
+  releaseOnCancel?: boolean;
+}
+
+/**
+ * Options of {@link Manager}.
+ *
+ * @example A manager with every option
+ * ```ts
+ * import type { ManagerOptions } from "@kubecache/core/controller";
+ * import assert from "node:assert/strict";
+ *
+ * const opts: ManagerOptions = {
+ *   namespace: "team-a",
+ *   leaderElection: { name: "my-controller", namespace: "team-a" },
+ *   metrics: { port: 8080 },
+ *   health: { port: 8081, hostname: "0.0.0.0" },
+ *   gracefulShutdownTimeout: 10_000,
+ * };
+ * assert.equal(opts.metrics && opts.metrics.port, 8080);
+ * ```
+ */
+export interface ManagerOptions {
+  /** Only watch this namespace. Default all namespaces. */
+  namespace?: string;
+  /** Run workers only while holding this Lease. Default: no election, always run. */
+  leaderElection?: LeaderElectionOptions;
+  /** Serve `GET /metrics`. Default false. */
+  metrics?: ServeOptions | false;
+  /** Serve `GET /healthz` and `/readyz`. Default false. May share the metrics port. */
+  health?: ServeOptions | false;
+  /** How long reconciles in flight may run on after shutdown starts (ms), before their `ctx.signal` aborts. Default 30 000. */
+  gracefulShutdownTimeout?: number;
+  /** Clock of everything timed. Default the real clock. */
+  clock?: Clock;
+  /**
+   * Told of every failed reconcile (the error is also counted and the key
+   * retried with backoff). Default `console.error`.
+   */
+  onError?: (
+    error: unknown,
+    where: { controller: string; request: Request },
+  ) => void;
+}
+
+/**
+ * Thrown (as `run()`'s rejection) when the manager lost leadership
+ * without being asked to stop: another replica may be working already, so
+ * the process should exit and be restarted (controller-runtime exits with
+ * "leader election lost").
+ *
+ * @example Exit on lost leadership
+ * ```ts
+ * import { LeadershipLostError } from "@kubecache/core/controller";
+ * import assert from "node:assert/strict";
+ *
+ * const err: unknown = new LeadershipLostError("my-controller");
+ * assert.ok(err instanceof LeadershipLostError);
+ * assert.match((err as Error).message, /leader election lost/);
+ * ```
+ */
+export class LeadershipLostError extends Error {
+  /**
+   * Make the error.
+   * @param lease the Lease's name
+   */
+  constructor(lease: string) {
+    super(`leader election lost: Lease ${lease}`);
+    this.name = "LeadershipLostError";
+  }
+}
+
+/**
+ * Runs controllers (controller-runtime `Manager`, kube-rs's `Controller`
+ * runtime): one {@link SharedInformerFactory} for all of them (two
+ * controllers watching Secrets share one watch), one
+ * {@link MetricsRegistry}, Event recorders, optional leader election, and
+ * the `/metrics`, `/healthz`, `/readyz` endpoints.
+ *
+ * `run(signal)`:
+ *
+ * 1. starts the endpoint servers and every controller's informers, and
+ *    waits for them to sync (`/readyz` answers 503 until then, 200 after;
+ *    readiness does not depend on leadership);
+ * 2. with `leaderElection`, campaigns for the Lease; every replica keeps
+ *    warm caches and queues, only the leader runs workers;
+ * 3. when `signal` aborts: workers take no new keys; reconciles in flight
+ *    may finish within `gracefulShutdownTimeout` (then their `ctx.signal`
+ *    aborts and they are awaited); the Lease is released (it is renewed
+ *    until then); informers, recorders and servers stop; `run()` resolves;
+ * 4. when leadership is lost without being asked, the workers' signals
+ *    abort at once and `run()` rejects with {@link LeadershipLostError}
+ *    after the same cleanup: exit, and let a supervisor restart you.
+ *
+ * A fatal informer error (e.g. the mutation detector firing) rejects
+ * `run()` the same way.
+ *
+ * @example A controller that labels every ConfigMap it sees
+ * ```ts
+ * import { Manager } from "@kubecache/core/controller";
+ * import { ConfigMaps, KubeClient, KubeConfig } from "@kubecache/core";
+ * import { FakeApiServer } from "@kubecache/core/testing";
+ * import assert from "node:assert/strict";
+ *
+ * await using server = await FakeApiServer.start();
+ * await using client = new KubeClient(KubeConfig.fromOptions({ server: server.url }));
+ * server.create(ConfigMaps, { metadata: { name: "app", namespace: "default" } });
+ *
+ * await using manager = new Manager(client);
+ * const configMaps = manager.factory.lister(ConfigMaps);
+ * const done = Promise.withResolvers<void>();
+ * manager.controller("labeller", ConfigMaps).complete(async (req, ctx) => {
+ *   const cm = configMaps.namespaced(req.namespace!).get(req.name);
+ *   if (!cm || cm.metadata.labels?.seen) return;
+ *   await ctx.client.patch(ConfigMaps, req.name, { metadata: { labels: { seen: "yes" } } },
+ *     { namespace: req.namespace, patchType: "merge", signal: ctx.signal });
+ *   done.resolve();
+ * });
+ * const stop = new AbortController();
+ * const running = manager.run(stop.signal);
+ * await done.promise;
+ * stop.abort();
+ * await running;
+ * assert.equal(server.get(ConfigMaps, "default", "app")?.metadata.labels?.seen, "yes");
+ * ```
+ */
+export class Manager implements AsyncDisposable {
+  /** Where every controller's informers come from (one per type). */
+  readonly factory: SharedInformerFactory;
+  /** The metrics of the controllers, queues, informers and leader election. */
+  readonly metrics: MetricsRegistry;
+  readonly #client: KubeClient;
+  readonly #clock: Clock;
+  readonly #opts: ManagerOptions;
+  readonly #graceful: number;
+  readonly #controllers: Controller[] = [];
+  readonly #recorders = new Map<string, EventRecorder>();
+  readonly #informers = new Map<string, SharedIndexInformer<KubeObject>>();
+  #servers: EndpointServer[] = [];
+  #started = false;
+  #running = false;
+  #dispose = new AbortController();
+  #stopped: Promise<void> | undefined;
+
+  /**
+   * Create a manager; nothing runs until {@link Manager.run}.
+   * @param client the client every controller, recorder and informer uses
+   * @param opts namespace, leader election, endpoints, shutdown timeout, clock
+   * @throws {TypeError} when `client` is not a KubeClient or an option has the wrong type
+   * @throws {RangeError} when a duration or port is out of range
+   */
+  constructor(client: KubeClient, opts: ManagerOptions = {}) {
+    const call = "new Manager";
+    if (
+      typeof client?.list !== "function" || typeof client.watch !== "function"
+    ) {
+      throw new TypeError(
+        `${call}: client must be a KubeClient, got ${show(client)}`,
+      );
+    }
+    checkOptions(call, "opts", opts);
+    checkClock(call, "opts.clock", opts.clock);
+    checkDuration(
+      call,
+      "opts.gracefulShutdownTimeout",
+      opts.gracefulShutdownTimeout,
+    );
+    const le = opts.leaderElection;
+    if (le !== undefined) {
+      checkOptions(call, "opts.leaderElection", le);
+      checkName(call, "opts.leaderElection.name", le.name);
+      checkName(call, "opts.leaderElection.namespace", le.namespace);
+    }
+    for (const key of ["metrics", "health"] as const) {
+      const o = opts[key];
+      if (o !== undefined && o !== false) checkOptions(call, `opts.${key}`, o);
+    }
+    this.#client = client;
+    this.#opts = opts;
+    this.#clock = opts.clock ?? realClock;
+    this.#graceful = opts.gracefulShutdownTimeout ?? 30_000;
+    this.factory = new SharedInformerFactory(client, {
+      namespace: opts.namespace,
+      clock: this.#clock,
+    });
+    this.metrics = new MetricsRegistry();
+    this.#registerMetrics();
+  }
+
+  /**
+   * The Event recorder of `component` (controller-runtime
+   * `GetEventRecorderFor`); one per component, stopped with the manager.
+   * Each controller's `ctx.recorder` is the recorder of its name.
+   * @param component `source.component` of the Events
+   * @returns the recorder
+   * @throws {TypeError} when `component` is not a non-empty string
+   */
+  eventRecorder(component: string): EventRecorder {
+    checkName("Manager.eventRecorder", "component", component);
+    let r = this.#recorders.get(component);
+    if (!r) {
+      r = new EventRecorder(this.#client, { component, clock: this.#clock });
+      this.#recorders.set(component, r);
+    }
+    return r;
+  }
+
+  /**
+   * Start building a controller of `forType` (controller-runtime
+   * `NewControllerManagedBy(mgr).Named(name).For(forType)`); finish with
+   * `.complete(reconcile)`. Every controller must be complete before
+   * `run()`.
+   * @param name unique controller name (metrics, queue, Event source)
+   * @param forType the type reconciled
+   * @param opts workers, rate limiter, predicates
+   * @returns a builder
+   * @throws {TypeError} on a bad argument or a name used already
+   * @throws {Error} when the manager has started
+   */
+  controller<T extends KubeObject>(
+    name: string,
+    forType: ResourceType<T>,
+    opts: ControllerOptions<T> = {},
+  ): ControllerBuilder<T> {
+    const call = "Manager.controller";
+    checkName(call, "name", name);
+    checkType(call, "forType", forType);
+    checkOptions(call, "opts", opts);
+    if (this.#started) {
+      throw new Error(`${call}: cannot add "${name}": the manager has started`);
+    }
+    if (this.#controllers.some((c) => c.name === name)) {
+      throw new TypeError(`${call}: a controller named "${name}" exists`);
+    }
+    return new ControllerBuilder<T>(this.#host(), name, forType, opts);
+  }
+
+  /** The controllers added so far. */
+  controllers(): readonly Controller[] {
+    return this.#controllers;
+  }
+
+  /**
+   * Where the endpoint servers listen while running (the chosen ports,
+   * when 0 was asked); empty before `run()` and after it ends.
+   */
+  addresses(): { metrics?: Deno.NetAddr; health?: Deno.NetAddr } {
+    const [first, second] = this.#servers;
+    const out: { metrics?: Deno.NetAddr; health?: Deno.NetAddr } = {};
+    if (!first) return out;
+    if (this.#opts.metrics) out.metrics = first.addr;
+    if (this.#opts.health) {
+      out.health = (this.#opts.metrics ? second ?? first : first).addr;
+    }
+    return out;
+  }
+
+  /**
+   * Run until `signal` aborts (then resolve) or leadership is lost (then
+   * reject with {@link LeadershipLostError}); see the class description.
+   * A manager runs once.
+   * @param signal stops the manager gracefully
+   * @returns once everything has stopped
+   * @throws {TypeError} (as a rejection) when `signal` is not an AbortSignal or the manager ran already
+   * @throws {LeadershipLostError} (as a rejection) when leadership was lost
+   */
+  run(signal: AbortSignal): Promise<void> {
+    if (!(signal instanceof AbortSignal)) {
+      return Promise.reject(
+        new TypeError(
+          `Manager.run: signal must be an AbortSignal, got ${show(signal)}`,
+        ),
+      );
+    }
+    if (this.#started) {
+      return Promise.reject(
+        new TypeError("Manager.run: the manager has run already"),
+      );
+    }
+    this.#started = true;
+    this.#running = true;
+    this.#startServers();
+    const run = this.#run(AbortSignal.any([signal, this.#dispose.signal]));
+    this.#stopped = run.then(() => {}, () => {});
+    return run;
+  }
+
+  /** Stop (as if `run`'s signal aborted) and wait until stopped; closes the recorders of a manager never run. */
+  async [Symbol.asyncDispose](): Promise<void> {
+    this.#dispose.abort(new Error("Manager disposed"));
+    if (this.#stopped) await this.#stopped;
+    else {
+      await Promise.all([...this.#recorders.values()].map((r) => r.close()));
+      await this.factory.shutdown();
+    }
+  }
+
+  #host(): ControllerHost {
+    return {
+      factory: this.factory,
+      client: this.#client,
+      clock: this.#clock,
+      metrics: this.metrics,
+      eventRecorder: (c) => this.eventRecorder(c),
+      onError: (error, controller, request) => {
+        const report = this.#opts.onError ??
+          ((e: unknown, w: { controller: string; request: Request }) =>
+            console.error(
+              `controller ${w.controller}: reconcile of ${
+                w.request.namespace ? `${w.request.namespace}/` : ""
+              }${w.request.name} failed:`,
+              e,
+            ));
+        try {
+          report(error, { controller, request });
+        } catch (err) {
+          console.error("Manager: onError threw:", err);
+        }
+      },
+      add: (controller) => {
+        if (this.#started) {
+          throw new Error(
+            `ControllerBuilder.complete: cannot add "${controller.name}": the manager has started`,
+          );
+        }
+        this.#controllers.push(controller);
+        for (const { type, informer } of controller.informers) {
+          this.#track(type, informer);
+        }
+      },
+    };
+  }
+
+  async #run(signal: AbortSignal): Promise<void> {
+    const informerStop = new AbortController();
+    const draining = new AbortController();
+    const reconcileAbort = new AbortController();
+    const electorStop = new AbortController();
+    const state: { failure?: { error: unknown } } = {};
+    const fail = (error: unknown) => {
+      state.failure ??= { error };
+      reconcileAbort.abort(error);
+      draining.abort(error);
+      electorStop.abort(error);
+    };
+    this.factory.stopped().catch(fail);
+    const throwIfFailed = () => {
+      if (state.failure) throw state.failure.error;
+    };
+    let workers: Promise<void> | undefined;
+    const runWorkers = (stop: AbortSignal) => {
+      workers = Promise.all(
+        this.#controllers.map((c) => c.run(stop, reconcileAbort.signal)),
+      ).then(() => {});
+      return workers;
+    };
+    // Shutdown: stop taking keys, give reconciles in flight the grace
+    // period, then abort them; only then let the elector release.
+    const graceTimer = new AbortController();
+    const onAbort = () => {
+      draining.abort(signal.reason);
+      this.#clock.sleep(this.#graceful, graceTimer.signal).then(
+        () =>
+          reconcileAbort.abort(
+            new Error(
+              `graceful shutdown timeout (${this.#graceful} ms) passed`,
+            ),
+          ),
+        () => {},
+      );
+      (workers ?? Promise.resolve()).finally(() => {
+        graceTimer.abort();
+        electorStop.abort(signal.reason);
+      });
+    };
+    if (signal.aborted) onAbort();
+    else signal.addEventListener("abort", onAbort, { once: true });
+    try {
+      this.factory.start(informerStop.signal);
+      const synced = AbortSignal.any([signal, electorStop.signal]);
+      await this.factory.waitForCacheSync(synced);
+      throwIfFailed();
+      if (signal.aborted) return;
+      const le = this.#opts.leaderElection;
+      if (!le) {
+        await runWorkers(draining.signal);
+        return;
+      }
+      const leading = this.metrics.gauge(
+        "leader_election_master_status",
+        "Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master. 'name' is the string used to identify the lease.",
+        { labelNames: ["name"] },
+      ).with({ name: le.name });
+      leading.set(0);
+      const elector = new LeaderElector({
+        lock: new LeaseLock({
+          client: this.#client,
+          namespace: le.namespace,
+          name: le.name,
+          identity: le.identity ?? defaultIdentity(),
+        }),
+        leaseDuration: le.leaseDuration,
+        renewDeadline: le.renewDeadline,
+        retryPeriod: le.retryPeriod,
+        releaseOnCancel: le.releaseOnCancel ?? true,
+        clock: this.#clock,
+        name: le.name,
+        callbacks: {
+          onStartedLeading: (lead) => {
+            leading.set(1);
+            // Lost leadership (not a shutdown): stop the reconciles now,
+            // another replica may be taking over.
+            lead.addEventListener("abort", () => {
+              if (!electorStop.signal.aborted) {
+                reconcileAbort.abort(new LeadershipLostError(le.name));
+              }
+            }, { once: true });
+            return runWorkers(AbortSignal.any([lead, draining.signal]));
+          },
+          onStoppedLeading: () => leading.set(0),
+        },
+      });
+      await elector.run(electorStop.signal);
+      throwIfFailed();
+      if (!signal.aborted) {
+        await workers;
+        throw new LeadershipLostError(le.name);
+      }
+    } finally {
+      signal.removeEventListener("abort", onAbort);
+      draining.abort();
+      await workers?.catch(() => {});
+      graceTimer.abort();
+      informerStop.abort();
+      await this.factory.shutdown();
+      await this.#closeRecorders();
+      await Promise.all(this.#servers.map((s) => s.close()));
+      this.#servers = [];
+      this.#running = false;
+    }
+    throwIfFailed();
+  }
+
+  async #closeRecorders(): Promise<void> {
+    // Write what is queued, for a little while, then drop the rest.
+    const timer = new AbortController();
+    await Promise.race([
+      Promise.all([...this.#recorders.values()].map((r) => r.flush())),
+      this.#clock.sleep(5_000, timer.signal).catch(() => {}),
+    ]);
+    timer.abort();
+    await Promise.all([...this.#recorders.values()].map((r) => r.close()));
+  }
+
+  #startServers(): void {
+    const { metrics, health } = this.#opts;
+    const endpoints = {
+      healthz: (): HealthCheck[] => [{
+        name: "ping",
+        check: () => this.#running,
+      }],
+      readyz: (): HealthCheck[] => [
+        { name: "ping", check: () => this.#running },
+        ...[...this.#informers].map(([resource, informer]) => ({
+          name: `informer-sync:${resource}`,
+          check: () => informer.hasSynced(),
+        })),
+      ],
+    };
+    try {
+      if (metrics && health && metrics.port === health.port && metrics.port) {
+        this.#servers.push(
+          new EndpointServer(metrics, { metrics: this.metrics, ...endpoints }),
+        );
+        return;
+      }
+      if (metrics) {
+        this.#servers.push(
+          new EndpointServer(metrics, { metrics: this.metrics }),
+        );
+      }
+      if (health) this.#servers.push(new EndpointServer(health, endpoints));
+    } catch (err) {
+      for (const s of this.#servers) s.close();
+      this.#servers = [];
+      throw err;
+    }
+  }
+
+  /** Informer metrics, once per informer (shared by the controllers reading it). */
+  #track(type: ResourceType, informer: SharedIndexInformer<KubeObject>): void {
+    const resource = type.group
+      ? `${type.resource}.${type.group}`
+      : type.resource;
+    if (this.#informers.has(resource)) return;
+    this.#informers.set(resource, informer);
+    const events = this.metrics.counter(
+      "kubecache_reflector_watch_events_total",
+      "Objects added, updated (to a new resourceVersion) or deleted by the informer after its initial list.",
+      { labelNames: ["resource"] },
+    ).with({ resource });
+    informer.addEventHandler({
+      onAdd: (_obj, initial) => {
+        if (!initial) events.inc();
+      },
+      onUpdate: (old, obj) => {
+        if (old.metadata.resourceVersion !== obj.metadata.resourceVersion) {
+          events.inc();
+        }
+      },
+      onDelete: () => events.inc(),
+    });
+  }
+
+  #registerMetrics(): void {
+    const m = this.metrics;
+    const gauge = (name: string, help: string, labelNames: string[]) =>
+      m.gauge(name, help, { labelNames });
+    const depth = gauge(
+      "workqueue_depth",
+      "Current depth of workqueue",
+      ["name"],
+    );
+    const adds = m.counter(
+      "workqueue_adds_total",
+      "Total number of adds handled by workqueue",
+      {
+        labelNames: ["name"],
+      },
+    );
+    const retries = m.counter(
+      "workqueue_retries_total",
+      "Total number of retries handled by workqueue",
+      { labelNames: ["name"] },
+    );
+    const unfinished = gauge(
+      "workqueue_unfinished_work_seconds",
+      "How many seconds of work has been done that is in progress and hasn't been observed by work_duration. Large values indicate stuck threads. One can deduce the number of stuck threads by observing the rate at which this increases.",
+      ["name"],
+    );
+    const longest = gauge(
+      "workqueue_longest_running_processor_seconds",
+      "How many seconds has the longest running processor for workqueue been running.",
+      ["name"],
+    );
+    const synced = gauge(
+      "kubecache_informer_synced",
+      "1 when the informer has synced its initial list, else 0.",
+      ["resource"],
+    );
+    const lists = m.counter(
+      "kubecache_reflector_lists_total",
+      "Successful lists (or watch-lists) of the informer's reflector.",
+      { labelNames: ["resource"] },
+    );
+    const lastRv = gauge(
+      "kubecache_reflector_last_sync_resource_version",
+      "The resourceVersion the informer last synced to (as a number).",
+      ["resource"],
+    );
+    m.addCollector(() => {
+      for (const c of this.#controllers) {
+        const q = c.queue.metrics();
+        const name = { name: c.name };
+        depth.with(name).set(q.depth);
+        const a = adds.with(name);
+        a.inc(Math.max(0, q.adds - a.get()));
+        const r = retries.with(name);
+        r.inc(Math.max(0, q.retries - r.get()));
+        unfinished.with(name).set(q.unfinishedWorkMs / 1000);
+        longest.with(name).set(q.longestRunningProcessorMs / 1000);
+      }
+      for (const [resource, informer] of this.#informers) {
+        const label = { resource };
+        synced.with(label).set(informer.hasSynced() ? 1 : 0);
+        const rv = informer.lastSyncResourceVersion();
+        const health = informer.health();
+        const l = lists.with(label);
+        const n = rv === "" ? 0 : 1 + (health?.relists ?? 0);
+        l.inc(Math.max(0, n - l.get()));
+        const num = Number(rv);
+        if (rv !== "" && Number.isFinite(num)) lastRv.with(label).set(num);
+      }
+    });
+  }
+}
+
+function defaultIdentity(): string {
+  let host = "kubecache";
+  try {
+    host = Deno.hostname();
+  } catch {
+    // no --allow-sys: the UUID alone keeps replicas apart
+  }
+  return `${host}_${crypto.randomUUID()}`;
+}

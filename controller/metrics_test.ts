@@ -1,0 +1,138 @@
+import assert from "node:assert/strict";
+import { MetricsRegistry } from "./metrics.ts";
+import { parsePrometheusText } from "./_prom_text_test_util.ts";
+
+Deno.test("MetricsRegistry.expose() escapes label values and help as format 0.0.4 says, and the strict parser reads them back", () => {
+  const r = new MetricsRegistry();
+  const c = r.counter("odd_total", 'Help with \\ and\nnewline and "quotes".', {
+    labelNames: ["v"],
+  });
+  const nasty = 'a\\b"c\nd';
+  c.with({ v: nasty }).inc(2);
+  const text = r.expose();
+  assert.ok(
+    text.includes('odd_total{v="a\\\\b\\"c\\nd"} 2\n'),
+    text,
+  );
+  assert.ok(
+    text.includes(
+      '# HELP odd_total Help with \\\\ and\\nnewline and "quotes".\n',
+    ),
+  );
+  const fams = parsePrometheusText(text);
+  assert.equal(fams.get("odd_total")!.samples[0].labels.v, nasty);
+  assert.equal(
+    fams.get("odd_total")!.help,
+    'Help with \\ and\nnewline and "quotes".',
+  );
+});
+
+Deno.test("MetricsRegistry histogram writes cumulative buckets, +Inf equal to _count, and _sum", () => {
+  const r = new MetricsRegistry();
+  const h = r.histogram("t_seconds", "T.", {
+    labelNames: ["c"],
+    buckets: [0.01, 0.1, 1],
+  });
+  for (const v of [0.005, 0.05, 0.05, 5]) h.with({ c: "x" }).observe(v);
+  const fam = parsePrometheusText(r.expose()).get("t_seconds")!;
+  assert.equal(fam.type, "histogram");
+  const buckets = fam.samples.filter((s) => s.name === "t_seconds_bucket")
+    .map((s) => [s.labels.le, s.value]);
+  assert.deepEqual(buckets, [["0.01", 1], ["0.1", 3], ["1", 3], [
+    "+Inf",
+    4,
+  ]]);
+  assert.equal(
+    fam.samples.find((s) => s.name === "t_seconds_sum")!.value,
+    5.105,
+  );
+  // A value equal to a bound falls in that bucket (le: less or equal).
+  const r2 = new MetricsRegistry();
+  r2.histogram("b", "B.", { buckets: [1] }).observe(1);
+  assert.match(r2.expose(), /^b_bucket\{le="1"\} 1$/m);
+});
+
+Deno.test("MetricsRegistry: families sorted by name, series by labels, an unused labelled family left out", () => {
+  const r = new MetricsRegistry();
+  r.gauge("zeta", "Z.").set(1);
+  const a = r.counter("alpha_total", "A.", { labelNames: ["k"] });
+  a.with({ k: "b" }).inc();
+  a.with({ k: "a" }).inc();
+  r.counter("unused_total", "U.", { labelNames: ["k"] });
+  const text = r.expose();
+  assert.deepEqual(
+    text.split("\n").filter((l) => !l.startsWith("#") && l),
+    ['alpha_total{k="a"} 1', 'alpha_total{k="b"} 1', "zeta 1"],
+  );
+  assert.ok(!text.includes("unused_total"));
+  parsePrometheusText(text);
+});
+
+Deno.test("MetricsRegistry checks names, labels and shapes at the call", () => {
+  const r = new MetricsRegistry();
+  assert.throws(() => r.counter("1bad", "x"), /name must match.*got "1bad"/);
+  assert.throws(
+    () => r.counter("x_total", "x", { labelNames: ["__x"] }),
+    /label name must match/,
+  );
+  const c = r.counter("x_total", "x", { labelNames: ["a"] });
+  assert.equal(r.counter("x_total", "x", { labelNames: ["a"] }), c);
+  assert.throws(
+    () => r.gauge("x_total", "x"),
+    /registered already as a counter/,
+  );
+  assert.throws(() => c.with({}), /label "a" must be a string, got undefined/);
+  assert.throws(
+    () => c.with({ a: "1", b: "2" }),
+    /unknown label "b" \(labels: a\)/,
+  );
+  assert.throws(() => c.with({ a: "1" }).inc(-1), RangeError);
+  assert.throws(
+    () => r.histogram("h", "h", { buckets: [1, 1] }),
+    /buckets must be increasing/,
+  );
+  assert.throws(
+    () => r.histogram("h2", "h", { labelNames: ["le"] }),
+    /"le" is reserved/,
+  );
+});
+
+Deno.test("MetricsRegistry collectors run at each expose(); a throwing one does not stop the others", () => {
+  const r = new MetricsRegistry();
+  const g = r.gauge("g", "G.");
+  let v = 1;
+  const errors: unknown[] = [];
+  const orig = console.error;
+  console.error = (...args: unknown[]) => errors.push(args);
+  try {
+    r.addCollector(() => {
+      throw new Error("boom");
+    });
+    const remove = r.addCollector(() => g.set(v));
+    assert.match(r.expose(), /^g 1$/m);
+    v = 2;
+    assert.match(r.expose(), /^g 2$/m);
+    remove();
+    v = 3;
+    assert.match(r.expose(), /^g 2$/m);
+  } finally {
+    console.error = orig;
+  }
+  assert.equal(errors.length, 3);
+});
+
+Deno.test("parsePrometheusText (the tests' judge) rejects what Prometheus rejects", () => {
+  const bad = [
+    "x 1", // no final newline
+    'x{a="1"} 1\nx{a="1"} 2\n', // series twice
+    "# TYPE x counter\nx -1\n", // negative counter
+    '# TYPE h histogram\nh_bucket{le="1"} 2\nh_bucket{le="+Inf"} 1\nh_sum 1\nh_count 1\n',
+    '# TYPE h histogram\nh_bucket{le="1"} 1\nh_sum 1\nh_count 1\n', // no +Inf
+    'x{a="\\q"} 1\n', // bad escape
+    "# TYPE a gauge\na 1\n# TYPE b gauge\nb 1\na 2\n", // family split
+    "x 1\n\n", // empty line
+  ];
+  for (const text of bad) {
+    assert.throws(() => parsePrometheusText(text), Error, text);
+  }
+});
