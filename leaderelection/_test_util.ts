@@ -40,6 +40,8 @@ export class Election implements AsyncDisposable {
   readonly candidates: Candidate[] = [];
   /** Largest number of candidates seen leading at once. */
   maxLeaders = 0;
+  /** The client class of candidates added from now on (a test may subclass it). */
+  Client: typeof TrackedClient = TrackedClient;
 
   private constructor(
     readonly server: FakeApiServer,
@@ -65,7 +67,7 @@ export class Election implements AsyncDisposable {
         signal.addEventListener("abort", () => resolve(), { once: true })
       ),
   ): Candidate {
-    const client = new TrackedClient(
+    const client = new this.Client(
       KubeConfig.fromOptions({ server: this.server.url }),
       { clock: this.clock, userAgent: `candidate-${id}` },
     );

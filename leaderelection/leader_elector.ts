@@ -37,6 +37,9 @@ import {
  */
 export const JITTER_FACTOR = 1.2;
 
+/** Writes a release tries when each conflicts with a renew landing late. */
+const RELEASE_ATTEMPTS = 3;
+
 /**
  * What a {@link LeaderElector} tells its user (client-go
  * `LeaderCallbacks`).
@@ -110,7 +113,12 @@ export interface LeaderElectorConfig {
   renewDeadline?: number;
   /** Time (ms) between attempts to acquire or renew. Default 2 000. */
   retryPeriod?: number;
-  /** Release the lease when `run`'s signal aborts, so another candidate takes over within one retry period. */
+  /**
+   * Release the lease when `run`'s signal aborts, so another candidate
+   * takes over within one jittered retry period. The release reads the
+   * Lease first and retries a conflicting write (a renew whose answer was
+   * lost), and never clears a Lease another candidate holds.
+   */
   releaseOnCancel?: boolean;
   /** Name used in error reports. Default: the lock's `namespace/name`. */
   name?: string;
@@ -502,27 +510,66 @@ export class LeaderElector {
     return true;
   }
 
-  /** Give the lease up (client-go `release`): holder "", duration 1 s. */
+  /**
+   * Give the lease up (client-go `release`): holder "", duration 1 s.
+   *
+   * The Lease is read first: the last renew may have reached the server
+   * while its answer was lost (the leader was cancelled mid-request), so
+   * the resourceVersion last seen is stale and a blind write would get 409
+   * and leave the Lease naming this candidate until it expires. A write
+   * that still conflicts (a renew landing late) is retried with a fresh
+   * read, within the renew deadline (client-go retries once). The fresh
+   * read's holder decides: a Lease another candidate has taken meanwhile is
+   * never cleared (client-go checks its own last observation instead).
+   */
   async #release(): Promise<void> {
-    const observed = this.#observed;
-    if (observed?.holderIdentity !== this.#id) return;
-    const now = this.#clock.now();
-    const record: LeaderElectionRecord = {
-      holderIdentity: "",
-      leaseDurationSeconds: 1,
-      acquireTime: formatMicroTime(now),
-      renewTime: formatMicroTime(now),
-      leaderTransitions: observed.leaderTransitions,
-    };
-    const timer = this.#deadline(undefined, now + this.#renewDeadline);
+    if (this.#observed?.holderIdentity !== this.#id) return;
+    const start = this.#clock.now();
+    const timer = this.#deadline(undefined, start + this.#renewDeadline);
     try {
-      await this.#lock.update(record, { signal: timer.signal });
-      this.#observed = record;
-      this.#observedRaw = rawRecord(record);
-      this.#observedTime = this.#clock.now();
-      this.#reportTransition();
+      for (let attempt = 1;; attempt++) {
+        const current = await this.#lock.get({ signal: timer.signal });
+        if (current === undefined) return; // deleted: nothing to release
+        if (current.raw !== this.#observedRaw) {
+          this.#observed = current.record;
+          this.#observedRaw = current.raw;
+          this.#observedTime = this.#clock.now();
+        }
+        if (current.record.holderIdentity !== this.#id) {
+          this.#reportTransition();
+          return;
+        }
+        const now = this.#clock.now();
+        const record: LeaderElectionRecord = {
+          holderIdentity: "",
+          leaseDurationSeconds: 1,
+          acquireTime: formatMicroTime(now),
+          renewTime: formatMicroTime(now),
+          leaderTransitions: current.record.leaderTransitions,
+        };
+        try {
+          await this.#lock.update(record, { signal: timer.signal });
+        } catch (err) {
+          if (isConflict(err) && attempt < RELEASE_ATTEMPTS) continue;
+          throw err;
+        }
+        this.#observed = record;
+        this.#observedRaw = rawRecord(record);
+        this.#observedTime = this.#clock.now();
+        this.#reportTransition();
+        return;
+      }
     } catch (err) {
-      this.#report(err);
+      // A conflict on the last attempt is worth hearing about here: the
+      // Lease stays with this candidate until it expires.
+      if (isConflict(err)) {
+        this.#reportAlways(
+          new Error(
+            `leaderelection ${this.#name}: cannot release the lease after ${RELEASE_ATTEMPTS} conflicting writes; it expires on its own`,
+            { cause: err },
+          ),
+        );
+      } else this.#report(err);
     } finally {
       timer.cancel();
     }
@@ -579,6 +626,11 @@ export class LeaderElector {
   /** Report an error, except lost races, and not the same message twice in a row. */
   #report(err: unknown): void {
     if (isConflict(err) || isAlreadyExists(err)) return;
+    this.#reportAlways(err);
+  }
+
+  /** Report an error unless it repeats the last message. */
+  #reportAlways(err: unknown): void {
     const message = err instanceof Error ? err.message : String(err);
     if (message === this.#lastErrorMessage) return;
     this.#lastErrorMessage = message;

@@ -3,7 +3,11 @@ import { Leases } from "../api/resources.ts";
 import { Election, microTimeMs } from "./_test_util.ts";
 import { LeaderElector, type LeaderElectorConfig } from "./leader_elector.ts";
 import { LeaseLock } from "./lease_lock.ts";
-import type { KubeClient } from "../client/rest.ts";
+import type { KubeClient, WriteOptions } from "../client/rest.ts";
+import { isConflict } from "../api/errors.ts";
+import type { KubeObject } from "../api/object.ts";
+import type { ResourceType } from "../api/resources.ts";
+import { TrackedClient } from "../testing/tracked_client.ts";
 
 const START = Date.UTC(2026, 0, 1);
 
@@ -180,4 +184,68 @@ Deno.test("LeaderElector rejects bad timing and missing callbacks (client-go's c
   );
   assert.equal(make({}).isLeader(), false);
   assert.equal(make({}).getLeader(), "");
+});
+
+/**
+ * A client whose next Lease update reaches the server but whose answer is
+ * lost: the write is stored (its resourceVersion moves), then the caller
+ * sees `onLost()`'s error, as when a leader is cancelled mid-renew.
+ */
+class LosingClient extends TrackedClient {
+  onLost: (() => Error) | undefined;
+  override async update<T extends KubeObject>(
+    type: ResourceType<T>,
+    obj: T,
+    opts?: WriteOptions,
+  ): Promise<T> {
+    const lost = this.onLost;
+    // The renew is sent on its own, not aborted by the caller's signal.
+    const stored = await super.update(type, obj, lost ? {} : opts);
+    if (lost === undefined) return stored;
+    this.onLost = undefined;
+    throw lost();
+  }
+}
+
+Deno.test("LeaderElector release after a renew whose answer was lost re-reads the Lease and releases it (no 409, no wait for expiry)", async () => {
+  await using e = await Election.start(START);
+  e.Client = LosingClient;
+  const a = e.add("a", { releaseOnCancel: true });
+  await e.stepUntil(() => a.elector.isLeader(), "a leading");
+  const rvBefore = e.lease()!.metadata.resourceVersion;
+  // The next renew lands, then a is cancelled before its answer arrives.
+  (a.client as LosingClient).onLost = () => {
+    a.stop.abort();
+    return new Error("the answer was lost: cancelled");
+  };
+  await e.step(2_000);
+  await a.done;
+  const lease = e.lease()!;
+  assert.notEqual(lease.metadata.resourceVersion, rvBefore);
+  assert.equal(lease.spec!.holderIdentity, "", "released at once");
+  assert.equal(lease.spec!.leaseDurationSeconds, 1);
+  assert.deepEqual(a.errors.filter((err) => isConflict(err)), []);
+  // So b takes over within one jittered retry, not after ~15 s.
+  const b = e.add("b");
+  const took = await e.stepUntil(() => b.elector.isLeader(), "b leading");
+  assert.ok(took <= 4_400, `b took over after ${took} ms`);
+});
+
+Deno.test("LeaderElector release never clears a Lease another holder took meanwhile", async () => {
+  await using e = await Election.start(START);
+  const a = e.add("a", { releaseOnCancel: true });
+  await e.stepUntil(() => a.elector.isLeader(), "a leading");
+  // b writes the Lease while a still believes it leads (e.g. after a long
+  // pause of a); a's release then reads b as the holder.
+  const lease = e.lease()!;
+  e.server.update(Leases, {
+    ...lease,
+    spec: { ...lease.spec, holderIdentity: "b", leaseTransitions: 1 },
+  });
+  a.stop.abort();
+  await e.quiesce();
+  await e.step(1_000);
+  await a.done;
+  assert.equal(e.lease()!.spec!.holderIdentity, "b");
+  assert.ok(a.events.includes("leader b"), `${a.events}`);
 });
