@@ -29,6 +29,7 @@ import type {
 } from "../api/listwatch.ts";
 import type { KubeObject } from "../api/object.ts";
 import type { ReflectorStore } from "./_reflector_types.ts";
+import { KeyError } from "./keys.ts";
 
 /** Page size when the caller sets none and paging applies (client-go `pager.defaultPageSize`). */
 const DEFAULT_PAGE_SIZE = 500;
@@ -211,6 +212,8 @@ export interface ListContext<T extends KubeObject> {
   onListed(): void;
   /** A watch-list's watch was opened (counted as a watch). */
   onWatchOpened(): void;
+  /** Report an error that does not fail the list (an item dropped). */
+  report(error: unknown): void;
   /**
    * Apply a watch-list's events to `into` until its end bookmark (the
    * Reflector's watch loop), moving `target.rv`.
@@ -253,12 +256,62 @@ export async function listAction<T extends KubeObject>(
   if (signal.aborted) return { input: { type: "slept" } };
   if (rv === "0" && result.paginated) facts.paginatedResult = true;
   try {
-    ctx.store.replace(result.items, result.resourceVersion);
+    replaceKeyable(ctx, result.items, result.resourceVersion);
   } catch (error) {
     return { input: { type: "listFailed", kind: "status", error } };
   }
   ctx.onListed();
   return { input: { type: "listed", rv: result.resourceVersion } };
+}
+
+/** KeyErrors reported one by one per list; the rest are counted in one more. */
+const REPORTED_KEY_ERRORS = 10;
+
+/**
+ * `store.replace(items)`, but a list item that cannot be keyed (a name that
+ * is not a non-empty string) is dropped and reported, as a watch event's
+ * is, instead of failing the whole list: a relist would get it again, so
+ * one bad object would keep the informer from ever syncing. The keys are
+ * checked only after `replace` refused the list (a store with `keyOf`,
+ * such as a DeltaFIFO or a Store), so a good list costs nothing more.
+ */
+function replaceKeyable<T extends KubeObject>(
+  ctx: ListContext<T>,
+  items: T[],
+  rv: string,
+): void {
+  const store = ctx.store;
+  try {
+    store.replace(items, rv);
+    return;
+  } catch (error) {
+    const keyOf = (store as { keyOf?: (obj: T) => string }).keyOf;
+    if (!(error instanceof KeyError) || typeof keyOf !== "function") {
+      throw error;
+    }
+  }
+  const kept: T[] = [];
+  let dropped = 0;
+  for (const item of items) {
+    try {
+      (store as unknown as { keyOf: (obj: T) => string }).keyOf(item);
+      kept.push(item);
+    } catch (error) {
+      if (!(error instanceof KeyError)) throw error;
+      if (++dropped <= REPORTED_KEY_ERRORS) ctx.report(error);
+    }
+  }
+  if (dropped > REPORTED_KEY_ERRORS) {
+    ctx.report(
+      new KeyError(
+        `Cannot compute key: ${
+          dropped - REPORTED_KEY_ERRORS
+        } more list items dropped`,
+        undefined,
+      ),
+    );
+  }
+  store.replace(kept, rv);
 }
 
 /**
@@ -298,7 +351,7 @@ async function watchList<T extends KubeObject>(
   if (signal.aborted) return { input: { type: "slept" }, watch: w };
   if (out.end === "initialEnd") {
     try {
-      ctx.store.replace(scratch.list(), target.rv);
+      replaceKeyable(ctx, scratch.list(), target.rv);
     } catch (error) {
       closeWatch(w);
       return { input: { type: "listFailed", kind: "status", error } };

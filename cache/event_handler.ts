@@ -121,8 +121,11 @@ export interface InformerErrorContext {
    *   `IndexFunctionError` naming the index and key); the object is cached
    *   all the same, absent from that one index. Reported once per object
    *   and resourceVersion.
-   * - `"process"`: a key's deltas could not be applied (e.g. a `KeyError`
-   *   for an object without a name); they are dropped.
+   * - `"process"`: a key's deltas could not be applied; they are dropped.
+   *   (A listed or watched object whose name or namespace is not a
+   *   non-empty string never gets this far: the Reflector drops it and
+   *   reports its `KeyError` to the watch error handler and
+   *   `health().lastError`; the rest of the list or watch is applied.)
    * - `"fatal"`: the informer stopped on this error (e.g. a
    *   `CacheMutationError`): its `hasSynced()` is false from then on and
    *   its `run` promise rejects with the same error.

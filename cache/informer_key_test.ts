@@ -5,12 +5,14 @@ import assert from "node:assert/strict";
 import { FakeClock } from "../testing/fake_clock.ts";
 import { FakeControllerSource } from "../testing/fake_controller_source.ts";
 import type { KubeObject } from "../api/object.ts";
+import type { ListerWatcher } from "../api/listwatch.ts";
 import { DeltaFIFO } from "./delta_fifo.ts";
 import { FIFO } from "./fifo.ts";
 import { Cache } from "./_cache.ts";
 import {
   DeletedFinalStateUnknown,
   deletionHandlingMetaNamespaceKeyFunc,
+  KeyError,
 } from "./keys.ts";
 import { processDeltas } from "./_processor.ts";
 import { newSharedIndexInformer, waitForCacheSync } from "./shared_informer.ts";
@@ -180,4 +182,56 @@ Deno.test("DeltaFIFO keys what its transformer returns, the key knownObjects hol
     "Added",
     "Deleted", // a queued key missing from the list
   ]);
+});
+
+Deno.test("SharedIndexInformer drops list items and watch events whose name or namespace is not a non-empty string, reporting KeyErrors, and syncs the rest", async () => {
+  const bad = [
+    { metadata: { namespace: "default", name: 42, resourceVersion: "1" } },
+    { metadata: { namespace: "default", resourceVersion: "1" } },
+    { metadata: { namespace: 9, name: "x", resourceVersion: "1" } },
+  ] as unknown as KubeObject[];
+  const good = (name: string, rv: string): KubeObject => ({
+    metadata: { namespace: "default", name, resourceVersion: rv },
+  });
+  let lists = 0;
+  const lw: ListerWatcher<KubeObject> = {
+    list: () => {
+      lists++;
+      return Promise.resolve({
+        metadata: { resourceVersion: "1" },
+        items: [good("a", "1"), ...bad],
+      });
+    },
+    watch: (_opts, signal) =>
+      Promise.resolve((async function* () {
+        yield { type: "ADDED" as const, object: bad[0] };
+        yield { type: "ADDED" as const, object: good("b", "2") };
+        await new Promise((resolve) =>
+          signal!.addEventListener("abort", resolve, { once: true })
+        );
+      })()),
+  };
+  const clock = new FakeClock();
+  const informer = newSharedIndexInformer(lw, { clock });
+  const reported: unknown[] = [];
+  informer.setWatchErrorHandler((_r, err) => void reported.push(err));
+  const ac = new AbortController();
+  const done = informer.run(ac.signal);
+  try {
+    await waitForCacheSync(ac.signal, informer.hasSynced);
+    await eventually(
+      () => informer.getStore().listKeys().includes("default/b"),
+      "the watched b",
+    );
+    assert.deepEqual(informer.getStore().listKeys().sort(), [
+      "default/a",
+      "default/b",
+    ]);
+    assert.equal(lists, 1, "a bad item does not fail the list");
+    const keyErrors = reported.filter((e) => e instanceof KeyError);
+    assert.equal(keyErrors.length, 4, `${reported}`);
+  } finally {
+    ac.abort();
+    await done;
+  }
 });

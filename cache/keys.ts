@@ -7,6 +7,8 @@
  * @module
  */
 
+import { show } from "./_validate.ts";
+
 /**
  * Computes the key of an object (client-go `cache.KeyFunc`).
  * Throws {@link KeyError} when the object cannot be keyed.
@@ -136,14 +138,38 @@ function metadataOf(obj: unknown): { name?: unknown; namespace?: unknown } {
  * assert.equal(metaNamespaceKeyFunc({ metadata: { name: "node-1" } }), "node-1");
  * ```
  *
- * @throws {KeyError} when the object has no `metadata`
+ * @throws {KeyError} when the object has no `metadata`, its `name` is not
+ * a non-empty string, or its `namespace` is neither absent nor a string
+ * (client-go's typed objects cannot have such fields; an object decoded
+ * from JSON can)
  */
 export function metaNamespaceKeyFunc(obj: unknown): string {
   if (obj instanceof ExplicitKey) return obj.key;
   const meta = metadataOf(obj);
-  const name = typeof meta.name === "string" ? meta.name : "";
-  const ns = typeof meta.namespace === "string" ? meta.namespace : "";
-  return ns === "" ? name : `${ns}/${name}`;
+  const { name, namespace } = meta;
+  // A name that is not a non-empty string would make a key no object has
+  // ("default/" for `name: 42`), under which unrelated objects collide.
+  if (typeof name !== "string" || name === "") {
+    throw new KeyError(
+      `Cannot compute key: metadata.name must be a non-empty string, got ${
+        show(name)
+      }`,
+      obj,
+    );
+  }
+  // Absent (undefined, null, or "" as Go's omitempty leaves it): cluster-scoped.
+  if (namespace === undefined || namespace === null || namespace === "") {
+    return name;
+  }
+  if (typeof namespace !== "string") {
+    throw new KeyError(
+      `Cannot compute key: metadata.namespace must be a string, got ${
+        show(namespace)
+      }`,
+      obj,
+    );
+  }
+  return `${namespace}/${name}`;
 }
 
 /**

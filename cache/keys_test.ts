@@ -30,9 +30,38 @@ Deno.test("metaNamespaceKeyFunc() passes an ExplicitKey through", () => {
   assert.equal(metaNamespaceKeyFunc(new ExplicitKey("any/thing")), "any/thing");
 });
 
-Deno.test("metaNamespaceKeyFunc() treats a missing name as empty", () => {
-  assert.equal(metaNamespaceKeyFunc({ metadata: {} }), "");
-  assert.equal(metaNamespaceKeyFunc({ metadata: { namespace: "ns" } }), "ns/");
+Deno.test('metaNamespaceKeyFunc() refuses a name or namespace that is not a non-empty string (never keys it as "ns/")', () => {
+  for (
+    const [meta, message] of [
+      [{}, /metadata.name must be a non-empty string, got undefined/],
+      [{ namespace: "ns" }, /metadata.name must be a non-empty string/],
+      [{ namespace: "default", name: 42 }, /got 42/],
+      [{ namespace: "default", name: "" }, /got ""/],
+      [{ name: { a: 1 } }, /got an object/],
+      [
+        { namespace: 7, name: "a" },
+        /metadata.namespace must be a string, got 7/,
+      ],
+      [{ namespace: ["x"], name: "a" }, /got an array/],
+    ] as const
+  ) {
+    const obj = { metadata: meta };
+    assert.throws(
+      () => metaNamespaceKeyFunc(obj),
+      (err) =>
+        err instanceof KeyError && err.obj === obj && message.test(err.message),
+      JSON.stringify(meta),
+    );
+  }
+  // Absent namespace, as Go's omitempty leaves it: cluster-scoped.
+  assert.equal(
+    metaNamespaceKeyFunc({ metadata: { name: "n", namespace: "" } }),
+    "n",
+  );
+  assert.equal(
+    metaNamespaceKeyFunc({ metadata: { name: "n", namespace: null } }),
+    "n",
+  );
 });
 
 Deno.test("metaNamespaceKeyFunc() throws KeyError without metadata", async (t) => {

@@ -212,6 +212,7 @@ export class Reflector<T extends KubeObject = KubeObject>
       facts: { paginatedResult: false, watchListUnsupported: false },
       onListed: () => this.#syncs++,
       onWatchOpened: () => this.#watchesOpened++,
+      report: (err) => this.#report(err),
       consumeInitialEvents: (w, into, signal, target) =>
         consumeWatch(this.#host, w, into, signal, target, {
           silenceLimitMs: WATCH_LIST_END_WAIT_MS,
