@@ -42,6 +42,12 @@ export interface WatchArgs {
   certificateAuthority?: string;
   /** `--insecure-skip-tls-verify`: do not verify the server's certificate. */
   insecureSkipTlsVerify?: boolean;
+  /** `--as`: the user to impersonate (kubectl's flag). */
+  as?: string;
+  /** `--as-uid`: the uid to impersonate. */
+  asUid?: string;
+  /** `--as-group`, repeatable: the groups to impersonate. */
+  asGroups?: string[];
 }
 
 /** What the command line asks for. */
@@ -82,6 +88,9 @@ Flags:
       --insecure-skip-tls-verify
                              do not verify the server's certificate (Deno also needs
                              --unsafely-ignore-certificate-errors=<host>)
+      --as USER              act as this user (impersonation; replaces the kubeconfig's as)
+      --as-group GROUP       act as a member of this group (repeat for several; needs --as)
+      --as-uid UID           act as the user with this uid (needs --as)
       --demo                 watch an embedded demo cluster with a simulated workload
   -h, --help                 show this help
 
@@ -109,7 +118,12 @@ const VALUE_FLAGS: Record<string, keyof WatchArgs> = {
   "--server": "server",
   "--token": "token",
   "--certificate-authority": "certificateAuthority",
+  "--as": "as",
+  "--as-uid": "asUid",
+  "--as-group": "asGroups",
 };
+/** Value flags that may be repeated, each value added to a list. */
+const LIST_FLAGS: ReadonlySet<keyof WatchArgs> = new Set(["asGroups"]);
 
 /** Flags without a value (`--flag=true|false` also accepted), mapped to their field. */
 const BOOLEAN_FLAGS: Record<string, keyof WatchArgs> = {
@@ -127,6 +141,9 @@ const CONNECTION_FLAGS = [
   "--token",
   "--certificate-authority",
   "--insecure-skip-tls-verify",
+  "--as",
+  "--as-uid",
+  "--as-group",
 ] as const;
 
 /**
@@ -162,7 +179,8 @@ export function parseArgs(argv: readonly string[]): CliArgs {
     output: "table",
     demo: false,
   };
-  const values: Partial<Record<keyof WatchArgs, string | boolean>> = {};
+  const values: Partial<Record<keyof WatchArgs, string | boolean | string[]>> =
+    {};
   const given = new Set<keyof WatchArgs>();
   for (let i = 0; i < rest.length; i++) {
     const arg = rest[i];
@@ -184,10 +202,14 @@ export function parseArgs(argv: readonly string[]): CliArgs {
     }
     const field = VALUE_FLAGS[flag];
     if (!field) throw unknownFlag(flag);
-    if (value !== undefined) values[field] = value;
+    let v: string;
+    if (value !== undefined) v = value;
     else if (i + 1 < rest.length && !isFlagLike(rest[i + 1])) {
-      values[field] = rest[++i];
+      v = rest[++i];
     } else throw new UsageError(`flag needs an argument: ${flag}`);
+    if (LIST_FLAGS.has(field)) {
+      values[field] = [...(values[field] as string[] | undefined ?? []), v];
+    } else values[field] = v;
     given.add(field);
   }
   if (!args.resource) {
@@ -213,6 +235,17 @@ export function parseArgs(argv: readonly string[]): CliArgs {
         `Flags --demo and ${clash} cannot be used together: --demo starts its own cluster`,
       );
     }
+  }
+  if (
+    args.as === undefined &&
+    (args.asUid !== undefined || args.asGroups !== undefined)
+  ) {
+    // kubectl refuses the same: the server needs a user to impersonate.
+    throw new UsageError(
+      `Flag ${
+        args.asUid !== undefined ? "--as-uid" : "--as-group"
+      } needs --as: impersonating a group or uid needs a user`,
+    );
   }
   if (args.certificateAuthority !== undefined && args.insecureSkipTlsVerify) {
     // kubectl refuses the pair too: one of the two is a mistake.

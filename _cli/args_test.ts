@@ -173,3 +173,30 @@ Deno.test("USAGE gives the --kubeconfig default order as KubeConfig.load() follo
     /\(default: \$KUBECONFIG, then ~\/\.kube\/config, then in-cluster\)$/,
   );
 });
+
+Deno.test("parseArgs() reads kubectl's --as, --as-uid and repeated --as-group; a group or uid needs --as", () => {
+  const args = parseArgs([
+    "watch",
+    "cm",
+    "--as",
+    "jane",
+    "--as-group=dev",
+    "--as-group",
+    "ops",
+    "--as-uid",
+    "42",
+  ]);
+  assert.equal(args.command, "watch");
+  if (args.command !== "watch") return;
+  assert.equal(args.as, "jane");
+  assert.equal(args.asUid, "42");
+  assert.deepEqual(args.asGroups, ["dev", "ops"]);
+  assert.throws(
+    () => parseArgs(["watch", "cm", "--as-group", "dev"]),
+    { name: "UsageError", message: /--as-group needs --as/ },
+  );
+  assert.throws(
+    () => parseArgs(["watch", "cm", "--demo", "--as", "jane"]),
+    /--demo and --as cannot be used together/,
+  );
+});

@@ -1,7 +1,7 @@
 /**
  * The KubeConfig of the CLI's command line: the kubeconfig found as kubectl
  * finds it, with the connection flags (`--server`, `--token`,
- * `--certificate-authority`, `--insecure-skip-tls-verify`) laid over it as
+ * `--certificate-authority`, `--insecure-skip-tls-verify`, `--as`) laid over it as
  * kubectl lays its overrides (clientcmd `ConfigOverrides`). With `--server`
  * and no kubeconfig file at all, the flags alone make the config, so a
  * script or a fake server needs no kubeconfig written.
@@ -21,6 +21,9 @@ export type ConnectionArgs = Pick<
   | "token"
   | "certificateAuthority"
   | "insecureSkipTlsVerify"
+  | "as"
+  | "asUid"
+  | "asGroups"
 >;
 
 /** Where the environment is read (tests pass their own). */
@@ -54,7 +57,7 @@ const DENO_ENV: ConnectEnv = {
  * (token, token file, basic auth and exec plugin; a client certificate
  * stays), `--certificate-authority` or `--insecure-skip-tls-verify` both TLS
  * settings (a kubeconfig CA is dropped when either is given, as kubectl
- * drops it).
+ * drops it), `--as` (with `--as-uid`, `--as-group`) the impersonation.
  * @param args the parsed command line
  * @param env where KUBECONFIG and HOME are read
  * @returns the config, and whether the flags alone made it
@@ -93,6 +96,15 @@ export async function loadConfig(
       userName: base?.userName,
       tls,
       auth,
+      proxyUrl: base?.proxyUrl,
+      // --as replaces the kubeconfig's impersonation (kubectl's override).
+      impersonate: args.as !== undefined
+        ? {
+          user: args.as,
+          ...(args.asUid !== undefined ? { uid: args.asUid } : {}),
+          ...(args.asGroups !== undefined ? { groups: args.asGroups } : {}),
+        }
+        : base?.impersonate,
     }),
     flagsOnly: base === undefined,
   };

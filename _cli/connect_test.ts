@@ -72,3 +72,34 @@ Deno.test("loadConfig() names a CA file it cannot read", async () => {
       ),
   );
 });
+
+Deno.test("loadConfig() keeps the kubeconfig's impersonation and proxy-url, and --as replaces the impersonation", async () => {
+  const path = await Deno.makeTempFile({ suffix: ".yaml" });
+  try {
+    await Deno.writeTextFile(
+      path,
+      `current-context: c
+clusters: [{name: c, cluster: {server: "https://10.0.0.1:6443", proxy-url: "http://127.0.0.1:3128"}}]
+users: [{name: u, user: {token: t, as: from-file, as-groups: [g0]}}]
+contexts: [{name: c, context: {cluster: c, user: u}}]
+`,
+    );
+    const kept = await loadConfig({ kubeconfig: path });
+    assert.deepEqual(kept.config.impersonate, {
+      user: "from-file",
+      groups: ["g0"],
+    });
+    assert.equal(kept.config.proxyUrl, "http://127.0.0.1:3128");
+    const over = await loadConfig({
+      kubeconfig: path,
+      as: "jane",
+      asGroups: ["dev", "ops"],
+    });
+    assert.deepEqual(over.config.impersonate, {
+      user: "jane",
+      groups: ["dev", "ops"],
+    });
+  } finally {
+    await Deno.remove(path);
+  }
+});

@@ -11,6 +11,7 @@ import { checkObject, checkOptionalString, show } from "../api/validate.ts";
 import {
   type AuthConfig,
   type ExecConfig,
+  type ImpersonationConfig,
   KubeConfigError,
   mergeFiles,
   parseFile,
@@ -19,7 +20,7 @@ import {
 } from "./_kubeconfig_file.ts";
 
 export { KubeConfigError };
-export type { AuthConfig, ExecConfig };
+export type { AuthConfig, ExecConfig, ImpersonationConfig };
 
 /**
  * TLS settings of a {@link KubeConfig}; all certificate data is PEM text.
@@ -41,6 +42,16 @@ export interface TlsConfig {
   certData?: string;
   /** PEM private key of the client certificate. */
   keyData?: string;
+  /**
+   * The file `certData` was read from (kubeconfig `client-certificate`).
+   * When both this and `keyFile` are set, a `KubeClient` re-reads them
+   * when they change (looked at most once a second, before a request), so
+   * a rotated certificate is used without a restart; the last good pair
+   * is kept while the files do not make a matching pair (half-written).
+   */
+  certFile?: string;
+  /** The file `keyData` was read from (kubeconfig `client-key`); see `certFile`. */
+  keyFile?: string;
   /**
    * The kubeconfig's `insecure-skip-tls-verify`. Deno cannot turn off
    * verification per client: the process must run with
@@ -77,6 +88,13 @@ export interface KubeConfigOptions {
   certData?: string;
   /** Client key: PEM text or base64 of it. */
   keyData?: string;
+  /**
+   * Client certificate file (PEM), read now and re-read when it changes
+   * (see {@link TlsConfig.certFile}); instead of `certData`.
+   */
+  certFile?: string;
+  /** Client key file (PEM), read with `certFile`; instead of `keyData`. */
+  keyFile?: string;
   /** See {@link TlsConfig.insecureSkipTlsVerify}. Default false. */
   insecureSkipTlsVerify?: boolean;
   /** Default namespace. Default `"default"`. */
@@ -89,6 +107,8 @@ export interface KubeConfigOptions {
   exec?: ExecConfig;
   /** See {@link KubeConfig.proxyUrl}. */
   proxyUrl?: string;
+  /** Act as another user: see {@link ImpersonationConfig}. */
+  impersonate?: ImpersonationConfig;
 }
 
 /**
@@ -201,12 +221,18 @@ export class KubeConfig {
    * `ProxyFromEnvironment` does.
    */
   readonly proxyUrl: string | undefined;
+  /**
+   * Whom every request acts as (kubeconfig `as`, `as-uid`, `as-groups`,
+   * `as-user-extra`; client-go `rest.Config.Impersonate`), or undefined.
+   */
+  readonly impersonate: ImpersonationConfig | undefined;
 
   /**
    * Create a config from resolved parts; prefer the static constructors.
    * @param init the resolved settings
    * @throws {KubeConfigError} when the server URL is not http(s), the proxy
    * URL not http, https or socks5, or the TLS settings conflict
+   * @throws {TypeError} when `impersonate` has no user or a field of the wrong type
    */
   constructor(init: {
     server: string;
@@ -216,6 +242,7 @@ export class KubeConfig {
     tls?: Partial<TlsConfig>;
     auth?: AuthConfig;
     proxyUrl?: string;
+    impersonate?: ImpersonationConfig;
   }) {
     // kubectl takes a bare host:port; kubecache wants the scheme said, and
     // the message says how (`127.0.0.1:8080` is not a URL, `localhost:8080`
@@ -246,6 +273,13 @@ export class KubeConfig {
     this.auth = init.auth ?? {};
     this.proxyUrl = init.proxyUrl || undefined;
     if (this.proxyUrl !== undefined) checkProxyUrl(this.proxyUrl);
+    try {
+      this.impersonate = init.impersonate === undefined
+        ? undefined
+        : checkImpersonation(init.impersonate);
+    } catch (err) {
+      throw new TypeError(`KubeConfig: impersonate${(err as Error).message}`);
+    }
     if (this.tls.insecureSkipTlsVerify && this.tls.caData) {
       // As kubectl: a CA and "insecure" together are a mistake, not a choice.
       throw new KubeConfigError(
@@ -263,7 +297,9 @@ export class KubeConfig {
    * Build a config from explicit settings (client-go `rest.Config` literal).
    * @param opts server, credentials, TLS and namespace
    * @returns the config
-   * @throws {TypeError} when `opts` is not an object or `server` not a string
+   * @throws {TypeError} when `opts` is not an object, `server` not a
+   * string, or `impersonate` not `{ user: string, uid?: string, groups?:
+   * string[], extra?: Record<string, string[]> }` with a non-empty user
    * @throws {KubeConfigError} on an invalid server or proxy URL, certificate
    * data that is neither PEM nor base64 of PEM (naming the option), or
    * conflicting TLS settings
@@ -307,14 +343,54 @@ export class KubeConfig {
         );
       }
     };
+    let impersonate: ImpersonationConfig | undefined;
+    if (opts.impersonate !== undefined) {
+      try {
+        impersonate = checkImpersonation(opts.impersonate);
+      } catch (err) {
+        throw new TypeError(
+          `KubeConfig.fromOptions: impersonate${(err as Error).message}`,
+        );
+      }
+    }
+    const file = (key: "certFile" | "keyFile") => {
+      const path = opts[key];
+      if (path === undefined) return undefined;
+      const dataKey = key === "certFile" ? "certData" : "keyData";
+      if (opts[dataKey] !== undefined) {
+        throw new TypeError(
+          `KubeConfig.fromOptions: give ${dataKey} or ${key}, not both`,
+        );
+      }
+      if (typeof path !== "string" || path === "") {
+        throw new TypeError(
+          `KubeConfig.fromOptions: ${key} must be a non-empty string, got ${
+            show(path)
+          }`,
+        );
+      }
+      try {
+        return Deno.readTextFileSync(path);
+      } catch (cause) {
+        throw new KubeConfigError(
+          `KubeConfig.fromOptions: cannot read ${key} ${path}: ${
+            message(cause)
+          }`,
+          { path, cause },
+        );
+      }
+    };
     return new KubeConfig({
       server: opts.server,
       namespace: opts.namespace,
       proxyUrl: opts.proxyUrl,
+      impersonate,
       tls: {
         caData: data("caData"),
-        certData: data("certData"),
-        keyData: data("keyData"),
+        certData: data("certData") ?? file("certFile"),
+        keyData: data("keyData") ?? file("keyFile"),
+        certFile: opts.certFile,
+        keyFile: opts.keyFile,
         insecureSkipTlsVerify: opts.insecureSkipTlsVerify ?? false,
       },
       auth: {
@@ -344,8 +420,7 @@ export class KubeConfig {
    * @throws {KubeConfigError} when no file exists, `KUBECONFIG` names no
    * file, one cannot be read or parsed (YAML errors name line and column),
    * the context is incomplete, or it uses a setting kubecache cannot apply
-   * (`tls-server-name` other than the server's host, `auth-provider`,
-   * impersonation)
+   * (`tls-server-name` other than the server's host, `auth-provider`)
    */
   static fromFile(
     path?: string | string[],
@@ -557,6 +632,50 @@ function pem(data: unknown): string | undefined {
   return text;
 }
 
+/**
+ * A copy of an impersonation setting, checked: a non-empty `user`, and
+ * strings where strings belong. Throws a TypeError whose message continues
+ * the caller's (`impersonate.groups[1] must be a string, got 3`).
+ */
+function checkImpersonation(value: unknown): ImpersonationConfig {
+  const fail = (where: string, expected: string, got: unknown): never => {
+    throw new TypeError(`${where} must be ${expected}, got ${show(got)}`);
+  };
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    fail("", "an object", value);
+  }
+  const v = value as Record<string, unknown>;
+  if (typeof v.user !== "string" || v.user === "") {
+    fail(".user", "a non-empty string (the user to act as)", v.user);
+  }
+  const out: ImpersonationConfig = { user: v.user as string };
+  if (v.uid !== undefined && v.uid !== "") {
+    if (typeof v.uid !== "string") fail(".uid", "a string", v.uid);
+    out.uid = v.uid as string;
+  }
+  const strings = (where: string, list: unknown): string[] => {
+    if (!Array.isArray(list)) fail(where, "an array of strings", list);
+    return (list as unknown[]).map((g, i) =>
+      typeof g === "string" ? g : fail(`${where}[${i}]`, "a string", g)
+    );
+  };
+  if (v.groups !== undefined) {
+    const groups = strings(".groups", v.groups);
+    if (groups.length > 0) out.groups = groups;
+  }
+  if (v.extra !== undefined) {
+    if (
+      v.extra === null || typeof v.extra !== "object" || Array.isArray(v.extra)
+    ) fail(".extra", "an object of string arrays", v.extra);
+    const extra: Record<string, string[]> = {};
+    for (const [key, values] of Object.entries(v.extra as object)) {
+      extra[key] = strings(`.extra[${JSON.stringify(key)}]`, values);
+    }
+    if (Object.keys(extra).length > 0) out.extra = extra;
+  }
+  return out;
+}
+
 /** clientcmd's `parseProxyURL` accepts these schemes and no other. */
 const PROXY_SCHEMES = new Set(["http:", "https:", "socks5:"]);
 
@@ -682,9 +801,15 @@ function resolve(file: RawFile, contextName?: string): KubeConfig {
           read(user.certFile, "client-certificate"),
         keyData: decode(user.keyData, "client-key-data") ??
           read(user.keyFile, "client-key"),
+        // Files re-read on change only as a pair (data fields win).
+        ...(!user.certData && !user.keyData &&
+            user.certFile !== undefined && user.keyFile !== undefined
+          ? { certFile: user.certFile, keyFile: user.keyFile }
+          : {}),
         insecureSkipTlsVerify: cluster.insecure,
       },
       auth: user.auth,
+      impersonate: user.impersonate,
     });
   } catch (err) {
     if (err instanceof KubeConfigError && err.path === undefined) {

@@ -23,6 +23,8 @@ import type { KubeConfig } from "./config.ts";
 import { createHttpClient } from "./transport.ts";
 import { explainConnectError } from "./_connect_error.ts";
 import { streamGet } from "./_http1_stream.ts";
+import { impersonationHeaders } from "./_impersonate.ts";
+import { CertFiles } from "./_cert_files.ts";
 import { decodeWatch } from "./watch.ts";
 import { concat, parseJson, readList } from "./list_decoder.ts";
 
@@ -389,10 +391,19 @@ export class KubeClient implements ResourceClient, AsyncDisposable {
   #userAgent: string;
   #http: Deno.HttpClient;
   #httpCert: { cert: string; key: string } | undefined;
-  /** Every HTTP client made (a new exec certificate makes a new one); all closed by close(). */
-  #clients: Deno.HttpClient[] = [];
+  /**
+   * Every HTTP client made (a new exec certificate or a rotated certificate
+   * file makes a new one) with its requests in flight. One that is no longer
+   * current is closed when its last request ends (a watch may still use
+   * it); close() closes all.
+   */
+  #clients = new Map<Deno.HttpClient, number>();
+  /** The config's client certificate files, re-read when they change. */
+  #certFiles: CertFiles | undefined;
   #closed = false;
   #streamTransport: "socket" | "fetch";
+  /** The config's `Impersonate-*` headers, sent with every request. */
+  #impersonation: [string, string][];
 
   /**
    * Create a client.
@@ -442,8 +453,25 @@ export class KubeClient implements ResourceClient, AsyncDisposable {
         }`,
       );
     }
+    this.#impersonation = impersonationHeaders(config.impersonate);
     this.#http = createHttpClient(config.tls, { proxyUrl: config.proxyUrl });
-    this.#clients.push(this.#http);
+    this.#clients.set(this.#http, 0);
+    const { certFile, keyFile, certData, keyData } = config.tls;
+    if (certFile && keyFile) {
+      this.#certFiles = new CertFiles({
+        certFile,
+        keyFile,
+        initial: certData && keyData
+          ? { cert: certData, key: keyData }
+          : undefined,
+      }, {
+        clock: this.#clock,
+        onWarning: opts.onWarning ?? ((m) => console.warn(m)),
+      });
+      this.#httpCert = certData && keyData
+        ? { cert: certData, key: keyData }
+        : undefined;
+    }
   }
 
   /**
@@ -696,8 +724,8 @@ export class KubeClient implements ResourceClient, AsyncDisposable {
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
-    for (const c of this.#clients) c.close();
-    this.#clients = [];
+    for (const c of this.#clients.keys()) c.close();
+    this.#clients.clear();
   }
 
   /** Same as {@link KubeClient.close}, for `await using`. */
@@ -739,22 +767,44 @@ export class KubeClient implements ResourceClient, AsyncDisposable {
     return certData && keyData ? { cert: certData, key: keyData } : undefined;
   }
 
-  #client(cert: { cert: string; key: string } | undefined): Deno.HttpClient {
+  /**
+   * The HTTP client for a request presenting `cert` (undefined: the
+   * current one), counted as in use until `done` is called.
+   */
+  #client(
+    cert: { cert: string; key: string } | undefined,
+  ): { http: Deno.HttpClient; done: () => void } {
     if (
-      cert === undefined || (this.#httpCert?.cert === cert.cert &&
-        this.#httpCert.key === cert.key)
+      cert !== undefined && (this.#httpCert?.cert !== cert.cert ||
+        this.#httpCert.key !== cert.key)
     ) {
-      return this.#http;
+      // A new certificate (an exec plugin's, or rotated files) needs a new
+      // TLS client; the old one is closed once its last request (maybe a
+      // long watch) ends.
+      const old = this.#http;
+      this.#http = createHttpClient(this.config.tls, {
+        clientCert: cert,
+        proxyUrl: this.config.proxyUrl,
+      });
+      this.#httpCert = cert;
+      this.#clients.set(this.#http, 0);
+      if (this.#clients.get(old) === 0) {
+        this.#clients.delete(old);
+        old.close();
+      }
     }
-    // A new certificate from an exec plugin needs a new TLS client; the old
-    // one may still carry a watch, so it is closed only by close().
-    this.#http = createHttpClient(this.config.tls, {
-      clientCert: cert,
-      proxyUrl: this.config.proxyUrl,
-    });
-    this.#httpCert = cert;
-    this.#clients.push(this.#http);
-    return this.#http;
+    const http = this.#http;
+    this.#clients.set(http, (this.#clients.get(http) ?? 0) + 1);
+    let released = false;
+    const done = () => {
+      if (released) return;
+      released = true;
+      const n = (this.#clients.get(http) ?? 1) - 1;
+      if (n > 0 || http === this.#http) {
+        if (this.#clients.has(http)) this.#clients.set(http, n);
+      } else if (this.#clients.delete(http)) http.close();
+    };
+    return { http, done };
   }
 
   /**
@@ -821,9 +871,11 @@ export class KubeClient implements ResourceClient, AsyncDisposable {
       );
     }
     const stopTimer = () => timer.abort();
+    let clientDone = () => {};
     const release = () => {
       stopTimer();
       signal?.removeEventListener("abort", onAbort);
+      clientDone();
     };
     try {
       const creds = await this.#auth.credentials(ctrl.signal);
@@ -835,6 +887,9 @@ export class KubeClient implements ResourceClient, AsyncDisposable {
       if (creds.authorization) {
         headers.set("Authorization", creds.authorization);
       }
+      for (const [name, value] of this.#impersonation) {
+        headers.append(name, value);
+      }
       let body: string | undefined;
       if (opts.body !== undefined) {
         body = JSON.stringify(opts.body);
@@ -842,24 +897,33 @@ export class KubeClient implements ResourceClient, AsyncDisposable {
       }
       const query = opts.query?.toString();
       const url = `${this.config.server}${path}${query ? `?${query}` : ""}`;
+      const cert = creds.clientCert ??
+        (this.#certFiles ? await this.#certFiles.current() : undefined);
+      ctrl.signal.throwIfAborted();
       let response: Response;
       try {
         // A watch reads its socket directly (many events per read when
         // they queue up; fetch hands over one HTTP chunk, so one event,
         // per read). Through a proxy, fetch knows the way.
-        response = streaming && method === "GET" && !this.config.proxyUrl &&
-            this.#streamTransport === "socket"
-          ? await streamGet(url, headers, ctrl.signal, {
+        if (
+          streaming && method === "GET" && !this.config.proxyUrl &&
+          this.#streamTransport === "socket"
+        ) {
+          response = await streamGet(url, headers, ctrl.signal, {
             caData: this.config.tls.caData,
-            clientCert: creds.clientCert ?? this.#configCert(),
-          })
-          : await fetch(url, {
+            clientCert: cert ?? this.#configCert(),
+          });
+        } else {
+          const client = this.#client(cert);
+          clientDone = client.done;
+          response = await fetch(url, {
             method,
             headers,
             body,
             signal: ctrl.signal,
-            client: this.#client(creds.clientCert),
+            client: client.http,
           });
+        }
       } catch (err) {
         throw explainConnectError(err, this.config);
       }

@@ -33,7 +33,8 @@ async function openssl(cwd: string, ...args: string[]): Promise<void> {
 
 /**
  * A CA, a server certificate for 127.0.0.1 and localhost and a client
- * certificate, made with openssl; disposing of it removes the files.
+ * certificate, made with openssl; `issueClient` makes more client
+ * certificates from the same CA; disposing of it removes the files.
  */
 export async function makePki() {
   const dir = await Deno.makeTempDir({ prefix: "kubecache-tls-" });
@@ -112,6 +113,16 @@ export async function makePki() {
     serverKey: read("server.key"),
     clientCert: read("client.crt"),
     clientKey: read("client.key"),
+    /** Issue another client certificate from the CA (e.g. a rotated one). */
+    async issueClient(cn: string): Promise<{ cert: string; key: string }> {
+      const name = `client-${cn.replace(/[^a-z0-9-]/gi, "_")}`;
+      await issue(
+        name,
+        `/O=system:masters/CN=${cn}`,
+        "basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=clientAuth\n",
+      );
+      return { cert: read(`${name}.crt`), key: read(`${name}.key`) };
+    },
     async [Symbol.asyncDispose]() {
       await Deno.remove(dir, { recursive: true });
     },
