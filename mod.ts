@@ -60,6 +60,7 @@ export {
   type CallOptions,
   type DeleteOptions,
   type GetOptions,
+  type ImpersonationConfig,
   type InClusterOptions,
   KubeClient,
   type KubeClientOptions,

@@ -86,6 +86,7 @@ const ROOT_EXPORTS = [
   "GenericNamespaceLister",
   "GetOptions",
   "Heap",
+  "ImpersonationConfig",
   "InClusterOptions",
   "IndexFunc",
   "IndexFunctionError",
