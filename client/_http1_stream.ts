@@ -43,12 +43,22 @@ class ProtocolError extends TypeError {
  * the connection; so does cancelling the body or reading it to its end.
  * Rejects like `fetch`: a TypeError when the connection fails or the answer
  * is not HTTP/1.x, `signal.reason` on abort.
+ *
+ * `request` makes it another method with a body, and adds header lines
+ * sent one per value (`Headers` joins repeated names with ", ", which a Go
+ * server reads as one value: several `Impersonate-Group` lines must stay
+ * lines).
  */
 export async function streamGet(
   url: string,
   headers: Headers,
   signal: AbortSignal,
   tls: SocketTls,
+  request: {
+    method?: string;
+    body?: string;
+    headerLines?: readonly (readonly [string, string])[];
+  } = {},
 ): Promise<Response> {
   signal.throwIfAborted();
   const u = new URL(url);
@@ -78,9 +88,17 @@ export async function streamGet(
   const socket = new Socket(conn, signal);
   try {
     signal.throwIfAborted();
-    let head = `GET ${u.pathname}${u.search} HTTP/1.1\r\nHost: ${u.host}\r\n`;
+    const method = request.method ?? "GET";
+    let head =
+      `${method} ${u.pathname}${u.search} HTTP/1.1\r\nHost: ${u.host}\r\n`;
     for (const [k, v] of headers) head += `${k}: ${v}\r\n`;
+    for (const [k, v] of request.headerLines ?? []) head += `${k}: ${v}\r\n`;
+    const body = request.body === undefined
+      ? undefined
+      : new TextEncoder().encode(request.body);
+    if (body !== undefined) head += `Content-Length: ${body.length}\r\n`;
     await socket.write(new TextEncoder().encode(`${head}\r\n`));
+    if (body !== undefined) await socket.write(body);
     const res = await readHead(socket);
     return new Response(res.body, {
       status: res.status,

@@ -10,6 +10,7 @@ import { FakeClock } from "../testing/fake_clock.ts";
 import { hasOpenssl, makePki } from "../testing/pki_test_util.ts";
 import { KubeConfig } from "./config.ts";
 import { KubeClient } from "./rest.ts";
+import { ConfigMaps } from "../api/resources.ts";
 
 /**
  * An mTLS server answering each request with the CN of the client
@@ -27,7 +28,14 @@ async function whoamiServer(pki: Awaited<ReturnType<typeof makePki>>) {
     const peer = (req.socket as TLSSocket).getPeerCertificate();
     res.setHeader("Connection", "close");
     res.setHeader("Content-Type", "application/json");
-    res.end(JSON.stringify({ cn: peer.subject?.CN }));
+    const cn = peer.subject?.CN;
+    res.end(
+      req.url?.includes("watch=true")
+        ? `${
+          JSON.stringify({ type: "ADDED", object: { metadata: { name: cn } } })
+        }\n`
+        : JSON.stringify({ cn }),
+    );
   });
   const port = await new Promise<number>((resolve) =>
     server.listen(
@@ -48,6 +56,15 @@ async function whoamiServer(pki: Awaited<ReturnType<typeof makePki>>) {
 
 async function whoami(client: KubeClient): Promise<string> {
   return (await client.request<{ cn: string }>("GET", "/whoami")).cn;
+}
+
+/** The CN a watch (over its own socket) presented. */
+async function watchWhoami(client: KubeClient): Promise<string> {
+  const names = [];
+  for await (const ev of await client.watch(ConfigMaps)) {
+    if (ev.type === "ADDED") names.push(ev.object.metadata.name);
+  }
+  return names.join();
 }
 
 /** Replace a file the way rotation tools do: write beside it, rename over it. */
@@ -113,6 +130,7 @@ contexts: [{name: c, context: {cluster: c, user: u}}]
     await replace(keyFile, third.key);
     await clock.step(1_000);
     assert.equal(await whoami(client), "rotated-2");
+    assert.equal(await watchWhoami(client), "rotated-2", "a watch too");
 
     // A new client from the same KubeConfig presents the files as they are
     // now, not as they were when the config was loaded.

@@ -648,15 +648,23 @@ function checkImpersonation(value: unknown): ImpersonationConfig {
   if (typeof v.user !== "string" || v.user === "") {
     fail(".user", "a non-empty string (the user to act as)", v.user);
   }
+  // Every value becomes a header value: a line break would forge headers.
+  const text = (where: string, t: string): string =>
+    /[\r\n\0]/.test(t)
+      ? fail(where, "a string without line breaks or NUL", t)
+      : t;
+  text(".user", v.user as string);
   const out: ImpersonationConfig = { user: v.user as string };
   if (v.uid !== undefined && v.uid !== "") {
     if (typeof v.uid !== "string") fail(".uid", "a string", v.uid);
-    out.uid = v.uid as string;
+    out.uid = text(".uid", v.uid as string);
   }
   const strings = (where: string, list: unknown): string[] => {
     if (!Array.isArray(list)) fail(where, "an array of strings", list);
     return (list as unknown[]).map((g, i) =>
-      typeof g === "string" ? g : fail(`${where}[${i}]`, "a string", g)
+      typeof g === "string"
+        ? text(`${where}[${i}]`, g)
+        : fail(`${where}[${i}]`, "a string", g)
     );
   };
   if (v.groups !== undefined) {
@@ -669,6 +677,7 @@ function checkImpersonation(value: unknown): ImpersonationConfig {
     ) fail(".extra", "an object of string arrays", v.extra);
     const extra: Record<string, string[]> = {};
     for (const [key, values] of Object.entries(v.extra as object)) {
+      text(".extra key", key);
       extra[key] = strings(`.extra[${JSON.stringify(key)}]`, values);
     }
     if (Object.keys(extra).length > 0) out.extra = extra;

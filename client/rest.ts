@@ -19,7 +19,7 @@ import { StatusError } from "../api/errors.ts";
 import type { KubeObject, Status } from "../api/object.ts";
 import { apiVersionOf, type ResourceType } from "../api/resources.ts";
 import { type Authenticator, newAuthenticator } from "./auth.ts";
-import type { KubeConfig } from "./config.ts";
+import { type KubeConfig, KubeConfigError } from "./config.ts";
 import { createHttpClient } from "./transport.ts";
 import { explainConnectError } from "./_connect_error.ts";
 import { streamGet } from "./_http1_stream.ts";
@@ -404,6 +404,13 @@ export class KubeClient implements ResourceClient, AsyncDisposable {
   #streamTransport: "socket" | "fetch";
   /** The config's `Impersonate-*` headers, sent with every request. */
   #impersonation: [string, string][];
+  /**
+   * Set when a header name repeats (several groups, or several values of
+   * an extra key): `fetch` would join them into one line, which the API
+   * server reads as one value, so every request then goes over a socket of
+   * its own that writes one line per value.
+   */
+  #impersonationRepeats: boolean;
 
   /**
    * Create a client.
@@ -411,6 +418,9 @@ export class KubeClient implements ResourceClient, AsyncDisposable {
    * @param opts timeouts, clock, authenticator, user agent, warnings
    * @throws {TypeError} when `config` is not a {@link KubeConfig}
    * @throws {RangeError} when `timeoutMs` is negative
+   * @throws {KubeConfigError} when the config impersonates several groups
+   * or extra values through a `proxyUrl` (they cannot be sent as separate
+   * header lines there)
    */
   constructor(config: KubeConfig, opts: KubeClientOptions = {}) {
     // Checked by shape, not instanceof: two copies of the module (a local
@@ -454,6 +464,14 @@ export class KubeClient implements ResourceClient, AsyncDisposable {
       );
     }
     this.#impersonation = impersonationHeaders(config.impersonate);
+    this.#impersonationRepeats =
+      new Set(this.#impersonation.map(([name]) => name)).size <
+        this.#impersonation.length;
+    if (this.#impersonationRepeats && config.proxyUrl) {
+      throw new KubeConfigError(
+        "Cannot impersonate several groups or extra values through a proxy-url: Deno's fetch joins repeated headers into one, which the API server reads as one group or value",
+      );
+    }
     this.#http = createHttpClient(config.tls, { proxyUrl: config.proxyUrl });
     this.#clients.set(this.#http, 0);
     const { certFile, keyFile, certData, keyData } = config.tls;
@@ -887,8 +905,10 @@ export class KubeClient implements ResourceClient, AsyncDisposable {
       if (creds.authorization) {
         headers.set("Authorization", creds.authorization);
       }
-      for (const [name, value] of this.#impersonation) {
-        headers.append(name, value);
+      if (!this.#impersonationRepeats) {
+        for (const [name, value] of this.#impersonation) {
+          headers.append(name, value);
+        }
       }
       let body: string | undefined;
       if (opts.body !== undefined) {
@@ -906,12 +926,19 @@ export class KubeClient implements ResourceClient, AsyncDisposable {
         // they queue up; fetch hands over one HTTP chunk, so one event,
         // per read). Through a proxy, fetch knows the way.
         if (
-          streaming && method === "GET" && !this.config.proxyUrl &&
-          this.#streamTransport === "socket"
+          this.#impersonationRepeats ||
+          (streaming && method === "GET" && !this.config.proxyUrl &&
+            this.#streamTransport === "socket")
         ) {
           response = await streamGet(url, headers, ctrl.signal, {
             caData: this.config.tls.caData,
             clientCert: cert ?? this.#configCert(),
+          }, {
+            method,
+            body,
+            headerLines: this.#impersonationRepeats
+              ? this.#impersonation
+              : undefined,
           });
         } else {
           const client = this.#client(cert);
