@@ -7,7 +7,7 @@
  * @module
  */
 
-import { show } from "./_validate.ts";
+import { show } from "../api/validate.ts";
 
 /**
  * Computes the key of an object (client-go `cache.KeyFunc`).
