@@ -7,6 +7,7 @@
  * deno run -A cli.ts watch pods -A --demo
  * deno run -A cli.ts watch deploy -n kube-system -o wide
  * deno run -A cli.ts watch cm --server http://127.0.0.1:8080
+ * deno run -A cli.ts gen --crd widget-crd.yaml --out kube_types
  * ```
  *
  * Flags: `-n NS | -A`, `-l SELECTOR`, `--field-selector F`,
@@ -40,7 +41,7 @@ import { listWatch } from "./api/listwatch.ts";
 import { apiVersionOf, type ResourceType } from "./api/resources.ts";
 import { startDemoCluster } from "./testing/demo_cluster.ts";
 import { parseArgs, USAGE, UsageError, type WatchArgs } from "./_cli/args.ts";
-import { loadConfig } from "./_cli/connect.ts";
+import { type ConnectionArgs, loadConfig } from "./_cli/connect.ts";
 import { Discovery, UnknownResourceError } from "./client/discovery.ts";
 import { suggestResource } from "./_cli/resolve.ts";
 import { type PrintedEvent, WatchPrinter } from "./_cli/printer.ts";
@@ -149,7 +150,18 @@ export async function main(
   const stop = opts.signal ? { signal: opts.signal, dispose() {} } : onCtrlC();
   try {
     const signal = AbortSignal.any([stop.signal, closed.signal]);
-    return await watch(args, { ...opts, stdout, stderr, signal });
+    const resolved = { ...opts, stdout, stderr, signal };
+    if (args.command === "gen") {
+      // Loaded here only: watch never loads the generator.
+      const { gen } = await import("./_cli/gen.ts");
+      return await gen(args, {
+        stdout,
+        stderr,
+        signal,
+        connect: (a) => connect(a, resolved),
+      });
+    }
+    return await watch(args, resolved);
   } finally {
     stop.dispose();
   }
@@ -196,7 +208,7 @@ async function watch(args: WatchArgs, opts: Resolved): Promise<number> {
  * cluster of the kubeconfig. Disposing it stops whatever was started.
  */
 async function connect(
-  args: WatchArgs,
+  args: ConnectionArgs & { demo: boolean },
   opts: Resolved,
 ): Promise<
   & AsyncDisposable

@@ -29,6 +29,7 @@ Deno.test("contract: deno.json is @kubecache/core with the listed export paths",
     "./leaderelection": "./leaderelection/mod.ts",
     "./controller": "./controller/mod.ts",
     "./cli": "./cli.ts",
+    "./gen": "./gen/mod.ts",
   });
 });
 

@@ -48,6 +48,17 @@ const ALLOWED: Record<string, ReadonlySet<string>> = {
     "leaderelection",
     "controller",
   ]),
+  // The generator is pure (documents in, module text out): the API
+  // vocabulary and itself.
+  gen: new Set(["api", "gen"]),
+};
+
+/**
+ * Private files another folder may import, and which files: the one YAML
+ * parser reads kubeconfigs (client/) and `cli.ts gen --crd` manifests.
+ */
+const SHARED_PRIVATE: Record<string, ReadonlySet<string>> = {
+  "client/_yaml.ts": new Set(["_cli/gen.ts"]),
 };
 
 const IMPORT_RE = new RegExp(
@@ -127,7 +138,8 @@ export function layeringViolations(edges: readonly Edge[]): string[] {
     // A private folder's own files may import each other.
     const sameFolder = owner === "." && topFolder(to) !== "." &&
       fromTop === topFolder(to);
-    if (owner !== undefined && owner !== fromTop && !sameFolder) {
+    const shared = SHARED_PRIVATE[to]?.has(from) ?? false;
+    if (owner !== undefined && owner !== fromTop && !sameFolder && !shared) {
       out.push(`private: ${from} imports ${to}, private to ${owner}/`);
     }
   }
@@ -284,6 +296,14 @@ Deno.test("layeringViolations() reports each broken rule", async (t) => {
     ],
     ["a private file of another folder", {
       from: "_cli/errors.ts",
+      to: "client/_watch_decode.ts",
+    }, /^private/],
+    ["gen/ imports client/", {
+      from: "gen/openapi.ts",
+      to: "client/rest.ts",
+    }, /^layer/],
+    ["the YAML parser from a file not listed as sharing it", {
+      from: "_cli/errors.ts",
       to: "client/_yaml.ts",
     }, /^private/],
     ["a top-level private folder from a subfolder", {
@@ -337,6 +357,8 @@ Deno.test("layeringViolations() accepts the allowed directions", () => {
       { from: "testing/fake_api_server.ts", to: "client/rest.ts" },
       { from: "cli.ts", to: "_cli/args.ts" },
       { from: "_cli/printer.ts", to: "_cli/table.ts" },
+      { from: "_cli/gen.ts", to: "client/_yaml.ts" },
+      { from: "testing/_apiserver_openapi.ts", to: "gen/mod.ts" },
       { from: "bench/compare/_server.ts", to: "bench/_pods.ts" },
       { from: "cache/factory_test.ts", to: "client/rest.ts" },
       { from: "controller/manager.ts", to: "leaderelection/lease_lock.ts" },

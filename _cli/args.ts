@@ -50,8 +50,41 @@ export interface WatchArgs {
   asGroups?: string[];
 }
 
+/** The parsed arguments of `gen`: where the OpenAPI comes from and where types go. */
+export interface GenArgs extends
+  Pick<
+    WatchArgs,
+    | "kubeconfig"
+    | "context"
+    | "demo"
+    | "server"
+    | "token"
+    | "certificateAuthority"
+    | "insecureSkipTlsVerify"
+    | "as"
+    | "asUid"
+    | "asGroups"
+  > {
+  /** The command. */
+  command: "gen";
+  /** `--from-cluster`: read the cluster's `/openapi/v3`. */
+  fromCluster: boolean;
+  /** `--crd FILE...`: CustomResourceDefinition manifests (YAML or JSON). */
+  crd: string[];
+  /** `--openapi FILE`: a saved OpenAPI v3 document. */
+  openapi?: string;
+  /** `--group`: only this API group (`core` for the core group). */
+  group?: string;
+  /** `--kind`: only this kind. */
+  kind?: string;
+  /** `--out`: the folder written. */
+  out: string;
+  /** `--import-from`: where the modules import kubecache from. */
+  importFrom?: string;
+}
+
 /** What the command line asks for. */
-export type CliArgs = WatchArgs | { command: "help" };
+export type CliArgs = WatchArgs | GenArgs | { command: "help" };
 
 /** A command line that cannot be parsed; the message says why. */
 export class UsageError extends Error {
@@ -67,6 +100,7 @@ export class UsageError extends Error {
 
 /** The usage text printed by `--help` and after a usage error. */
 export const USAGE = `Usage: cli.ts watch <resource> [flags]
+       cli.ts gen (--from-cluster | --crd FILE... | --openapi FILE) [flags]
 
 Watch a resource type: print the synced cache as a table, then one line per
 change (time, event, namespace/name, columns).
@@ -94,6 +128,19 @@ Flags:
       --demo                 watch an embedded demo cluster with a simulated workload
   -h, --help                 show this help
 
+gen writes TypeScript types and ResourceType descriptors, one module per
+group/version (e.g. kube_types/example.com/v1.ts), from:
+      --from-cluster         the cluster's OpenAPI v3 (/openapi/v3) and discovery;
+                             takes the connection flags above and --demo
+      --crd FILE...          CustomResourceDefinition manifests, YAML or JSON,
+                             several documents per file
+      --openapi FILE         a saved OpenAPI v3 document (JSON)
+      --group G              only this API group ("core" for the core group)
+      --kind K               only this kind and its list
+      --out DIR              the folder written (default: kube_types)
+      --import-from SPEC     where the modules import kubecache from
+                             (default: @kubecache/core)
+
 The connection flags override the kubeconfig's settings, as kubectl's do.
 A flag's value that starts with "-" must be given as --flag=value.
 
@@ -101,7 +148,22 @@ Examples (in a checkout of kubecache):
   deno run -A cli.ts watch pods -A --demo
   deno run -A cli.ts watch deploy -n kube-system -o wide
   deno run -A cli.ts watch cm --server http://127.0.0.1:8080
+  deno run -A cli.ts gen --crd widget-crd.yaml --out kube_types
+  deno run -A cli.ts gen --from-cluster --group apps
 `;
+
+/** The connection flags with a value, shared by `watch` and `gen`. */
+const CONNECTION_VALUE_FLAGS = {
+  "--kubeconfig": "kubeconfig",
+  "--context": "context",
+  "-s": "server",
+  "--server": "server",
+  "--token": "token",
+  "--certificate-authority": "certificateAuthority",
+  "--as": "as",
+  "--as-uid": "asUid",
+  "--as-group": "asGroups",
+} as const;
 
 /** Flags that take a value, by every spelling, mapped to their field. */
 const VALUE_FLAGS: Record<string, keyof WatchArgs> = {
@@ -112,18 +174,10 @@ const VALUE_FLAGS: Record<string, keyof WatchArgs> = {
   "--field-selector": "fieldSelector",
   "-o": "output",
   "--output": "output",
-  "--kubeconfig": "kubeconfig",
-  "--context": "context",
-  "-s": "server",
-  "--server": "server",
-  "--token": "token",
-  "--certificate-authority": "certificateAuthority",
-  "--as": "as",
-  "--as-uid": "asUid",
-  "--as-group": "asGroups",
+  ...CONNECTION_VALUE_FLAGS,
 };
 /** Value flags that may be repeated, each value added to a list. */
-const LIST_FLAGS: ReadonlySet<keyof WatchArgs> = new Set(["asGroups"]);
+const LIST_FLAGS: ReadonlySet<string> = new Set(["asGroups"]);
 
 /** Flags without a value (`--flag=true|false` also accepted), mapped to their field. */
 const BOOLEAN_FLAGS: Record<string, keyof WatchArgs> = {
@@ -162,15 +216,18 @@ const CONNECTION_FLAGS = [
  */
 export function parseArgs(argv: readonly string[]): CliArgs {
   if (argv.length === 0) {
-    throw new UsageError('Missing command: expected "watch"');
+    throw new UsageError('Missing command: expected "watch" or "gen"');
   }
   if (argv.some((a) => a === "-h" || a === "--help")) {
     return { command: "help" };
   }
   const [command, ...rest] = argv;
   if (command === "help") return { command: "help" };
+  if (command === "gen") return parseGenArgs(rest);
   if (command !== "watch") {
-    throw new UsageError(`Unknown command "${command}": expected "watch"`);
+    throw new UsageError(
+      `Unknown command "${command}": expected "watch" or "gen"`,
+    );
   }
   const args: WatchArgs = {
     command: "watch",
@@ -193,24 +250,7 @@ export function parseArgs(argv: readonly string[]): CliArgs {
       args.resource = arg;
       continue;
     }
-    const [flag, value] = splitFlag(arg);
-    const bool = BOOLEAN_FLAGS[flag];
-    if (bool) {
-      values[bool] = parseBoolean(flag, value);
-      given.add(bool);
-      continue;
-    }
-    const field = VALUE_FLAGS[flag];
-    if (!field) throw unknownFlag(flag);
-    let v: string;
-    if (value !== undefined) v = value;
-    else if (i + 1 < rest.length && !isFlagLike(rest[i + 1])) {
-      v = rest[++i];
-    } else throw new UsageError(`flag needs an argument: ${flag}`);
-    if (LIST_FLAGS.has(field)) {
-      values[field] = [...(values[field] as string[] | undefined ?? []), v];
-    } else values[field] = v;
-    given.add(field);
+    i = readFlag(rest, i, { VALUE_FLAGS, BOOLEAN_FLAGS }, values, given);
   }
   if (!args.resource) {
     throw new UsageError('Missing resource: e.g. "watch pods"');
@@ -236,6 +276,12 @@ export function parseArgs(argv: readonly string[]): CliArgs {
       );
     }
   }
+  checkConnection(args);
+  return args;
+}
+
+/** What kubectl also refuses among the connection flags. */
+function checkConnection(args: GenArgs | WatchArgs): void {
   if (
     args.as === undefined &&
     (args.asUid !== undefined || args.asGroups !== undefined)
@@ -253,6 +299,152 @@ export function parseArgs(argv: readonly string[]): CliArgs {
       "Flags --certificate-authority and --insecure-skip-tls-verify cannot be used together",
     );
   }
+}
+
+/** The flags of `gen` with a value, mapped to their field. */
+const GEN_VALUE_FLAGS: Record<string, keyof GenArgs> = {
+  "--openapi": "openapi",
+  "--group": "group",
+  "--kind": "kind",
+  "--out": "out",
+  "--import-from": "importFrom",
+  ...CONNECTION_VALUE_FLAGS,
+};
+
+/** The flags of `gen` without a value. */
+const GEN_BOOLEAN_FLAGS: Record<string, keyof GenArgs> = {
+  "--from-cluster": "fromCluster",
+  "--demo": "demo",
+  "--insecure-skip-tls-verify": "insecureSkipTlsVerify",
+};
+
+/** Every long flag `gen` knows, for suggestions. */
+const GEN_LONG_FLAGS = [
+  ...Object.keys(GEN_VALUE_FLAGS),
+  ...Object.keys(GEN_BOOLEAN_FLAGS),
+];
+
+/**
+ * Read the flag at `rest[i]` (and its value: after `=`, glued to a short
+ * flag, or the next argument; a repeatable flag's values add up) into
+ * `values`; returns the index of the last argument it used.
+ */
+function readFlag<K extends string>(
+  rest: readonly string[],
+  i: number,
+  flags: {
+    VALUE_FLAGS: Record<string, K>;
+    BOOLEAN_FLAGS: Record<string, K>;
+    known?: readonly string[];
+  },
+  values: Partial<Record<K, string | boolean | string[]>>,
+  given: Set<K>,
+): number {
+  const [flag, value] = splitFlag(rest[i]);
+  const bool = flags.BOOLEAN_FLAGS[flag];
+  if (bool) {
+    values[bool] = parseBoolean(flag, value);
+    given.add(bool);
+    return i;
+  }
+  const field = flags.VALUE_FLAGS[flag];
+  if (!field) throw unknownFlag(flag, flags.known);
+  let v: string;
+  if (value !== undefined) v = value;
+  else if (i + 1 < rest.length && !isFlagLike(rest[i + 1])) {
+    v = rest[++i];
+  } else throw new UsageError(`flag needs an argument: ${flag}`);
+  if (LIST_FLAGS.has(field)) {
+    values[field] = [...(values[field] as string[] | undefined ?? []), v];
+  } else values[field] = v;
+  given.add(field);
+  return i;
+}
+
+/**
+ * Parse `gen`'s arguments: exactly one source (`--from-cluster`, `--crd`
+ * with its files, `--openapi`), the connection flags only with
+ * `--from-cluster`.
+ */
+function parseGenArgs(rest: readonly string[]): GenArgs {
+  const args: GenArgs = {
+    command: "gen",
+    fromCluster: false,
+    crd: [],
+    out: "kube_types",
+    demo: false,
+  };
+  const values: Partial<Record<keyof GenArgs, string | boolean | string[]>> =
+    {};
+  const given = new Set<keyof GenArgs>();
+  let crdFlag = false;
+  for (let i = 0; i < rest.length; i++) {
+    const arg = rest[i];
+    if (!isFlagLike(arg)) {
+      // Files after --crd, until the next flag.
+      if (crdFlag) {
+        args.crd.push(arg);
+        continue;
+      }
+      throw new UsageError(
+        `Unexpected argument "${arg}": gen takes its files after --crd`,
+      );
+    }
+    crdFlag = false;
+    const [flag, value] = splitFlag(arg);
+    if (flag === "--crd") {
+      crdFlag = true;
+      given.add("crd");
+      if (value !== undefined) args.crd.push(value);
+      continue;
+    }
+    i = readFlag(
+      rest,
+      i,
+      {
+        VALUE_FLAGS: GEN_VALUE_FLAGS,
+        BOOLEAN_FLAGS: GEN_BOOLEAN_FLAGS,
+        known: [...GEN_LONG_FLAGS, "--crd"],
+      },
+      values,
+      given,
+    );
+  }
+  Object.assign(args, values);
+  const sources = [
+    args.fromCluster && "--from-cluster",
+    given.has("crd") && "--crd",
+    args.openapi !== undefined && "--openapi",
+  ].filter((s): s is string => typeof s === "string");
+  if (sources.length !== 1) {
+    throw new UsageError(
+      sources.length === 0
+        ? "gen needs a source: --from-cluster, --crd FILE... or --openapi FILE"
+        : `Flags ${
+          sources.join(" and ")
+        } cannot be used together: gen reads one source`,
+    );
+  }
+  if (given.has("crd") && args.crd.length === 0) {
+    throw new UsageError("flag needs an argument: --crd");
+  }
+  const connection = CONNECTION_FLAGS.find((f) =>
+    given.has(GEN_VALUE_FLAGS[f] ?? GEN_BOOLEAN_FLAGS[f])
+  );
+  if (!args.fromCluster && (connection || args.demo)) {
+    throw new UsageError(
+      `Flag ${connection ?? "--demo"} needs --from-cluster: ${
+        sources[0]
+      } reads files`,
+    );
+  }
+  if (args.demo && connection) {
+    throw new UsageError(
+      `Flags --demo and ${connection} cannot be used together: --demo starts its own cluster`,
+    );
+  }
+  if (args.out === "") throw new UsageError("--out needs a folder");
+  checkConnection(args);
   return args;
 }
 
@@ -262,7 +454,10 @@ export function parseArgs(argv: readonly string[]): CliArgs {
  * resource name gets a "did you mean". kubectl's `-w`/`--watch` gets its
  * own reason: `watch` always watches.
  */
-function unknownFlag(flag: string): UsageError {
+function unknownFlag(
+  flag: string,
+  known: readonly string[] = LONG_FLAGS,
+): UsageError {
   if (flag === "-w" || flag === "--watch") {
     return new UsageError(
       `Unknown flag "${flag}": watch always watches (as kubectl get -w); leave the flag out`,
@@ -270,7 +465,7 @@ function unknownFlag(flag: string): UsageError {
   }
   let best: { name: string; distance: number } | undefined;
   if (flag.startsWith("--")) {
-    for (const name of [...LONG_FLAGS, "--help"]) {
+    for (const name of [...known.filter((f) => f.startsWith("--")), "--help"]) {
       const distance = levenshtein(flag, name);
       if (!best || distance < best.distance) best = { name, distance };
     }

@@ -200,3 +200,68 @@ Deno.test("parseArgs() reads kubectl's --as, --as-uid and repeated --as-group; a
     /--demo and --as cannot be used together/,
   );
 });
+
+Deno.test("parseArgs() reads gen: one source, the files after --crd, filters and --out", () => {
+  assert.deepEqual(
+    parseArgs(["gen", "--crd", "a.yaml", "b.json", "--group", "example.com"]),
+    {
+      command: "gen",
+      fromCluster: false,
+      crd: ["a.yaml", "b.json"],
+      out: "kube_types",
+      demo: false,
+      group: "example.com",
+    },
+  );
+  assert.deepEqual(
+    parseArgs(["gen", "--from-cluster", "--demo", "--kind=Pod", "--out", "t"]),
+    {
+      command: "gen",
+      fromCluster: true,
+      crd: [],
+      out: "t",
+      demo: true,
+      kind: "Pod",
+    },
+  );
+  assert.equal(
+    (parseArgs(["gen", "--from-cluster", "-s", "http://h:1"]) as {
+      server?: string;
+    }).server,
+    "http://h:1",
+  );
+  const bad: [string[], string][] = [
+    [
+      ["gen"],
+      "gen needs a source: --from-cluster, --crd FILE... or --openapi FILE",
+    ],
+    [
+      ["gen", "--crd", "a.yaml", "--openapi", "o.json"],
+      "Flags --crd and --openapi cannot be used together: gen reads one source",
+    ],
+    [["gen", "--crd"], "flag needs an argument: --crd"],
+    [
+      ["gen", "x.yaml"],
+      'Unexpected argument "x.yaml": gen takes its files after --crd',
+    ],
+    [
+      ["gen", "--crd", "a.yaml", "--server", "http://h"],
+      "Flag --server needs --from-cluster: --crd reads files",
+    ],
+    [
+      ["gen", "--from-cluster", "--demo", "--token", "t"],
+      "Flags --demo and --token cannot be used together: --demo starts its own cluster",
+    ],
+    [
+      ["gen", "--from-clustr"],
+      'Unknown flag "--from-clustr"; did you mean "--from-cluster"?',
+    ],
+  ];
+  for (const [argv, message] of bad) {
+    assert.throws(() => parseArgs(argv), { name: "UsageError", message });
+  }
+  assert.match(
+    USAGE,
+    /cli\.ts gen \(--from-cluster \| --crd FILE\.\.\. \| --openapi FILE\)/,
+  );
+});

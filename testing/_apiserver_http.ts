@@ -22,12 +22,11 @@ import {
   coreVersions,
   group as groupDocument,
   groupList,
-  openapiDocument,
-  openapiRoot,
   resourceList,
   VERSION_INFO,
 } from "./_apiserver_discovery.ts";
 import { negotiate } from "./_apiserver_encode.ts";
+import { openapiDocuments } from "./_apiserver_openapi.ts";
 import {
   failureResponse,
   splitBody,
@@ -177,11 +176,31 @@ function route(
     case "/apis":
       return ok(groupList(types));
     case "/openapi/v3":
-      return ok(openapiRoot(types));
+      return openapiDocuments(ctx.cluster.tables).then((docs) =>
+        ok({
+          paths: Object.fromEntries(
+            [...docs].map(([p, d]) => [p, {
+              serverRelativeURL: `/openapi/v3/${p}?hash=${d.hash}`,
+            }]),
+          ),
+        })
+      );
   }
   if (path.startsWith("/openapi/v3/")) {
-    const doc = openapiDocument(types, path.slice("/openapi/v3/".length));
-    return doc ? ok(doc) : textNotFound();
+    return openapiDocuments(ctx.cluster.tables).then((docs) => {
+      const doc = docs.get(path.slice("/openapi/v3/".length));
+      if (!doc) return textNotFound();
+      return new Response(doc.json, {
+        headers: {
+          "content-type": "application/json",
+          // A URL with the current hash never changes, as on a real server.
+          "cache-control": url.searchParams.get("hash") === doc.hash
+            ? "public, immutable"
+            : "no-cache, private",
+          etag: `"${doc.hash}"`,
+        },
+      });
+    });
   }
   const segs = path.split("/").slice(1).map(decodeURIComponent);
   let group: string;

@@ -11,6 +11,7 @@ import { completedJob } from "./_apiserver_test_util.ts";
 import {
   ConfigMaps,
   CronJobs,
+  CustomResourceDefinitions,
   Deployments,
   Events,
   Jobs,
@@ -510,5 +511,28 @@ Deno.test({
       wide.stdout,
       /^LAST SEEN\s+TYPE\s+REASON\s+OBJECT\s+SUBOBJECT\s+SOURCE\s+MESSAGE\s+FIRST SEEN\s+COUNT\s+NAME\n90s\s+Normal\s+Pulled\s+pod\/web\s+kubelet, node-a\s+Container image pulled\s+2m30s\s+2\s+web\.1\n$/,
     );
+  },
+});
+
+Deno.test({
+  name:
+    "kubectl explain reads FakeApiServer's /openapi/v3: a CRD's fields and a built-in's",
+  ignore,
+  async fn() {
+    await using env = await setup();
+    const crd = JSON.parse(
+      await Deno.readTextFile(
+        new URL("../examples/widget-crd.json", import.meta.url),
+      ),
+    );
+    env.server.create(CustomResourceDefinitions, crd);
+    const widgets = await env.kubectl("explain", "widgets.spec");
+    assert.equal(widgets.code, 0, widgets.stderr);
+    assert.match(widgets.stdout, /KIND:\s+Widget/);
+    assert.match(widgets.stdout, /size\s+<string> -required-/);
+    assert.match(widgets.stdout, /How big\./);
+    const strategy = await env.kubectl("explain", "deployments.spec.strategy");
+    assert.equal(strategy.code, 0, strategy.stderr);
+    assert.match(strategy.stdout, /rollingUpdate\s+<RollingUpdateDeployment>/);
   },
 });
