@@ -14,6 +14,7 @@ import {
   type JsonSchema,
   type OpenApiDocument,
 } from "./openapi.ts";
+import { show } from "../api/validate.ts";
 
 const META = "io.k8s.apimachinery.pkg.apis.meta.v1.";
 const CONVENTIONS =
@@ -348,7 +349,7 @@ export function generateFromCrds(
   if (!Array.isArray(crds)) {
     throw new TypeError(
       `generateFromCrds: crds must be an array of CustomResourceDefinition objects, got ${
-        typeof crds === "string" ? JSON.stringify(crds) : typeof crds
+        show(crds)
       }`,
     );
   }
@@ -407,10 +408,10 @@ function checkCrd(crd: unknown): Crd {
     typeof o !== "object" || o === null || o.kind !== "CustomResourceDefinition"
   ) {
     throw new TypeError(
-      `crdOpenApi: expected a CustomResourceDefinition, got ${
-        typeof o === "object" && o !== null
-          ? `kind ${JSON.stringify(o.kind ?? null)}`
-          : JSON.stringify(o) ?? String(o)
+      `crdOpenApi: crd must be a CustomResourceDefinition, got ${
+        typeof o === "object" && o !== null && typeof o.kind === "string"
+          ? `kind ${show(o.kind)}`
+          : show(o)
       }`,
     );
   }

@@ -227,8 +227,7 @@ Deno.test("generateTypes() and crdOpenApi() reject what they cannot read, naming
     () => generateTypes("apps" as unknown as Record<string, OpenApiDocument>),
     {
       name: "TypeError",
-      message:
-        'generateTypes: documents must be an object of OpenAPI documents by path, got "apps"',
+      message: 'generateTypes: documents must be an object, got "apps"',
     },
   );
   assert.throws(() => generateTypes({}, { group: 1 as unknown as string }), {
@@ -237,7 +236,7 @@ Deno.test("generateTypes() and crdOpenApi() reject what they cannot read, naming
   assert.throws(() => crdOpenApi({ kind: "ConfigMap", metadata: {} }), {
     name: "TypeError",
     message:
-      'crdOpenApi: expected a CustomResourceDefinition, got kind "ConfigMap"',
+      'crdOpenApi: crd must be a CustomResourceDefinition, got kind "ConfigMap"',
   });
   assert.throws(
     () =>

@@ -20,6 +20,7 @@ import {
   propertyLines,
 } from "./_writer.ts";
 import type { ResourceType } from "../api/resources.ts";
+import { checkObject, checkOptions, show } from "../api/validate.ts";
 
 /**
  * A JSON Schema of an OpenAPI v3 document as Kubernetes writes it: the
@@ -325,33 +326,20 @@ export function generateTypes(
   documents: Readonly<Record<string, OpenApiDocument>>,
   options: GenerateOptions = {},
 ): Map<string, string> {
-  if (
-    typeof documents !== "object" || documents === null ||
-    Array.isArray(documents)
-  ) {
-    throw new TypeError(
-      `generateTypes: documents must be an object of OpenAPI documents by path, got ${
-        describe(documents)
-      }`,
-    );
-  }
-  if (typeof options !== "object" || options === null) {
-    throw new TypeError(
-      `generateTypes: options must be an object, got ${describe(options)}`,
-    );
-  }
+  checkObject("generateTypes", "documents", documents);
+  checkOptions("generateTypes", "options", options);
   for (const key of ["group", "kind", "importFrom"] as const) {
     const v = options[key];
     if (v !== undefined && typeof v !== "string") {
       throw new TypeError(
-        `generateTypes: options.${key} must be a string, got ${describe(v)}`,
+        `generateTypes: options.${key} must be a string, got ${show(v)}`,
       );
     }
   }
   if (options.discovery !== undefined && !Array.isArray(options.discovery)) {
     throw new TypeError(
       `generateTypes: options.discovery must be an array of APIResourceList documents, got ${
-        describe(options.discovery)
+        show(options.discovery)
       }`,
     );
   }
@@ -360,15 +348,6 @@ export function generateTypes(
   const first = new Generator(documents, options);
   first.run();
   return new Generator(documents, options, first.localNames()).run();
-}
-
-/** A value as an argument error shows it. */
-function describe(value: unknown): string {
-  if (typeof value === "string") return JSON.stringify(value);
-  if (Array.isArray(value)) return "an array";
-  if (value === null) return "null";
-  if (typeof value === "object") return "an object";
-  return String(value);
 }
 
 class Generator {
