@@ -1,6 +1,6 @@
 // The counters behind WorkQueue.metrics(), kept apart so the queue file is
 // about the queue's guarantees. The per-item times live in the queue's own
-// dirty and processing maps (one hash lookup per step instead of three).
+// entry map (one hash lookup per step instead of three).
 // Internal to workqueue/.
 
 import type { DurationSummary, WorkQueueMetrics } from "./metrics.ts";

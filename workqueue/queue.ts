@@ -146,17 +146,38 @@ const COMPACT_AT = 1024;
  * ```
  */
 export class WorkQueue<T> implements Disposable {
-  /** Queued items, oldest at `#head`; every item here is also in `#dirty` and not in `#processing`. */
+  /** Queued items, oldest at `#head`; each is dirty and not processing. */
   #items: (T | undefined)[] = [];
+  /** When each queued item became dirty (same index as `#items`). */
+  #addedAt: number[] = [];
   #head = 0;
   /**
-   * Items that need processing (queued ones, and processing ones added
-   * again), each with the time of the add that made it dirty (for the
-   * queue latency).
+   * Every item that is queued or processing (client-go's `dirty` and
+   * `processing` sets), with the sequence number of its latest push. Items
+   * leave the FIFO in push order, so an item is queued exactly when that
+   * number is at least `#taken`, and processing otherwise: handing one out
+   * changes no map. Values stay small integers (no allocation per key), so
+   * a key costs one lookup, one insert and one delete from add to done,
+   * what a hand-written Set-dedupe queue pays.
    */
-  readonly #dirty = new Map<T, number>();
-  /** Items handed out by get and not yet done, each with the time it was handed out. */
-  readonly #processing = new Map<T, number>();
+  readonly #seq = new Map<T, number>();
+  /** Pushes so far (the next push's sequence number). */
+  #pushed = 0;
+  /** Items handed out so far. */
+  #taken = 0;
+  /** Processing items added again (dirty), with the time of that add: queued again at done. */
+  readonly #readded = new Map<T, number>();
+  /**
+   * The item get handed out last and when, while it is processing: a
+   * worker's done usually names it. Start times of other processing items
+   * are in `#started`.
+   */
+  #last: T | undefined;
+  #lastAt = 0;
+  #lastOpen = false;
+  readonly #started = new Map<T, number>();
+  /** How many items are processing (shutDownWithDrain waits for 0). */
+  #processing = 0;
   /** Callers of get waiting for an item; only non-empty while nothing is queued. */
   #waiters: Waiter<T>[] = [];
   /** Callers of shutDownWithDrain waiting for the processing set to empty. */
@@ -190,11 +211,18 @@ export class WorkQueue<T> implements Disposable {
         "Cannot add undefined to a WorkQueue: get() resolves undefined to mean shut down",
       );
     }
-    if (this.#shuttingDown || this.#dirty.has(item)) return;
+    if (this.#shuttingDown) return;
+    const seq = this.#seq.get(item);
+    if (seq === undefined) {
+      this.#metrics.adds++;
+      this.#push(item, this.#clock.now());
+      return;
+    }
+    // Queued already, or processing and added again already: nothing changes.
+    if (seq >= this.#taken || this.#readded.has(item)) return;
     this.#metrics.adds++;
-    this.#dirty.set(item, this.#clock.now());
-    if (this.#processing.has(item)) return;
-    this.#push(item);
+    // Processing: queued again at its done.
+    this.#readded.set(item, this.#clock.now());
   }
 
   /** Number of items waiting to be handed out (client-go `Len`); items being processed do not count. */
@@ -245,12 +273,29 @@ export class WorkQueue<T> implements Disposable {
    * @param item an item `get` handed out
    */
   done(item: T): void {
-    const started = this.#processing.get(item);
-    if (started === undefined) return;
-    this.#processing.delete(item);
+    let started: number;
+    if (this.#lastOpen && this.#last === item) {
+      started = this.#lastAt;
+      this.#lastOpen = false;
+      this.#last = undefined;
+    } else {
+      const at = this.#started.get(item);
+      if (at === undefined) return; // not processing
+      started = at;
+      this.#started.delete(item);
+    }
+    this.#processing--;
     this.#metrics.worked(this.#clock.now() - started);
-    if (this.#dirty.has(item)) this.#push(item);
-    else if (this.#processing.size === 0) this.#wakeDrainers();
+    const again = this.#readded.size === 0
+      ? undefined
+      : this.#readded.get(item);
+    if (again !== undefined) {
+      this.#readded.delete(item);
+      this.#push(item, again);
+    } else {
+      this.#seq.delete(item);
+      if (this.#processing === 0) this.#wakeDrainers();
+    }
   }
 
   /**
@@ -274,7 +319,7 @@ export class WorkQueue<T> implements Disposable {
   shutDownWithDrain(): Promise<void> {
     this.#drain = true;
     this.#shutDown();
-    if (this.#processing.size === 0 || !this.#drain) return Promise.resolve();
+    if (this.#processing === 0 || !this.#drain) return Promise.resolve();
     return new Promise((resolve) => this.#drainers.push(resolve));
   }
 
@@ -288,8 +333,14 @@ export class WorkQueue<T> implements Disposable {
     return this.#metrics.snapshot(
       this.#clock.now(),
       this.len(),
-      this.#processing.values(),
+      this.#startTimes(),
     );
+  }
+
+  /** When each item being processed was handed out. */
+  *#startTimes(): Generator<number> {
+    if (this.#lastOpen) yield this.#lastAt;
+    yield* this.#started.values();
   }
 
   /**
@@ -309,8 +360,11 @@ export class WorkQueue<T> implements Disposable {
     this.shutDown();
   }
 
-  #push(item: T): void {
+  /** Queue `item`, dirty since `addedAt`; hand it to the oldest waiting get, if any. */
+  #push(item: T, addedAt: number): void {
+    this.#seq.set(item, this.#pushed++);
     this.#items.push(item);
+    this.#addedAt.push(addedAt);
     // Waiters exist only while nothing was queued: serve the oldest now.
     if (this.#waiters.length > 0) {
       const waiter = this.#waiters.shift()!;
@@ -320,21 +374,31 @@ export class WorkQueue<T> implements Disposable {
   }
 
   #take(): T {
-    const item = this.#items[this.#head] as T;
-    this.#items[this.#head++] = undefined;
+    const head = this.#head;
+    const item = this.#items[head] as T;
+    const addedAt = this.#addedAt[head];
+    this.#items[head] = undefined;
+    this.#head = head + 1;
+    this.#taken++;
     if (this.#head === this.#items.length) {
       this.#items = [];
+      this.#addedAt = [];
       this.#head = 0;
     } else if (
       this.#head >= COMPACT_AT && this.#head * 2 >= this.#items.length
     ) {
       this.#items = this.#items.slice(this.#head);
+      this.#addedAt = this.#addedAt.slice(this.#head);
       this.#head = 0;
     }
     const now = this.#clock.now();
-    this.#metrics.queued(now - this.#dirty.get(item)!);
-    this.#dirty.delete(item);
-    this.#processing.set(item, now);
+    this.#metrics.queued(now - addedAt);
+    // The previous one is still processing (several workers): keep its start.
+    if (this.#lastOpen) this.#started.set(this.#last as T, this.#lastAt);
+    this.#last = item;
+    this.#lastAt = now;
+    this.#lastOpen = true;
+    this.#processing++;
     return item;
   }
 
