@@ -7,10 +7,11 @@
  * - `array queue + await per item`: the same with one `await` per item,
  *   the cost any async consumer pays.
  * - `array queue + Set dedupe`: plus a Set so a waiting key is queued once,
- *   what a hand-written dedupe queue costs (one hash insert and delete per
- *   key; the WorkQueue does about three times that: dirty, processing and
- *   their times).
- * - `WorkQueue add+get+done`: dirty/processing sets and metrics.
+ *   what a hand-written dedupe queue costs (one lookup, one insert and one
+ *   delete per key).
+ * - `WorkQueue add+get+done`: the same three map operations per key (one
+ *   map for the dirty and processing sets) plus three clock readings for
+ *   the queue-latency and work-duration metrics.
  * - `WorkQueue add+get+done, interleaved`: the worker runs while keys keep
  *   coming (adds of 1k, then the worker drains), so `get` waits and wakes.
  * - `RateLimitingQueue add+get+forget+done`: what `runWorkers` does per key.

@@ -239,17 +239,21 @@ export class WorkQueue<T> implements Disposable {
    *   nothing is queued
    * @throws the `signal`'s reason when it is aborted before an item is handed out
    */
-  get(opts: QueueGetOptions = {}): Promise<T | undefined> {
-    try {
-      checkOptions("WorkQueue.get", "opts", opts);
-      if (opts.signal !== undefined) {
-        checkSignal("WorkQueue.get", "opts.signal", opts.signal);
+  get(opts?: QueueGetOptions): Promise<T | undefined> {
+    // A worker's get() without options skips the checks (the hot path).
+    let signal: AbortSignal | undefined;
+    if (opts !== undefined) {
+      try {
+        checkOptions("WorkQueue.get", "opts", opts);
+        if (opts.signal !== undefined) {
+          checkSignal("WorkQueue.get", "opts.signal", opts.signal);
+        }
+      } catch (err) {
+        return Promise.reject(err);
       }
-    } catch (err) {
-      return Promise.reject(err);
+      signal = opts.signal;
+      if (signal?.aborted) return Promise.reject(signal.reason);
     }
-    const { signal } = opts;
-    if (signal?.aborted) return Promise.reject(signal.reason);
     if (this.len() > 0) return Promise.resolve(this.#take());
     if (this.#shuttingDown) return Promise.resolve(undefined);
     return new Promise((resolve, reject) => {

@@ -229,3 +229,31 @@ Deno.test("WorkQueue onDuration is told each queue wait and each work duration a
   assert.deepEqual(seen, [["queue", 30], ["work", 70]]);
   queue.shutDown();
 });
+
+Deno.test("WorkQueue with several items in flight: done in any order, re-adds queued at their own done, once each, in done order", async () => {
+  const q = new WorkQueue<string>();
+  for (const k of ["a", "b", "c"]) q.add(k);
+  const a = (await q.get())!;
+  const b = (await q.get())!;
+  const c = (await q.get())!;
+  q.add("a");
+  q.add("a"); // collapsed with the first re-add
+  q.add("c");
+  assert.equal(q.len(), 0); // none handed to a second worker
+  q.done(c); // the last handed out, re-added: queued now
+  q.done(c); // no longer processing: ignored
+  q.done(b); // not re-added: gone
+  assert.equal(q.len(), 1);
+  q.add("b"); // a fresh add after its done
+  q.done(a); // handed out first, re-added: queued after b
+  assert.equal(q.len(), 3);
+  assert.equal(q.metrics().processing, 0);
+  const drained = q.shutDownWithDrain();
+  const order: string[] = [];
+  for (let k = await q.get(); k !== undefined; k = await q.get()) {
+    order.push(k);
+    q.done(k);
+  }
+  await drained;
+  assert.deepEqual(order, ["c", "b", "a"]);
+});
