@@ -12,12 +12,7 @@
  * @module
  */
 
-import {
-  crdOpenApi,
-  type JsonSchema,
-  type OpenApiDocument,
-  openApiPaths,
-} from "../gen/mod.ts";
+import type { JsonSchema, OpenApiDocument } from "../gen/mod.ts";
 import type { Table } from "./_apiserver_store.ts";
 import { VERSION_INFO } from "./_apiserver_discovery.ts";
 
@@ -105,6 +100,9 @@ async function build(
   crds: readonly unknown[],
   recordedSchemas: Record<string, JsonSchema>,
 ): Promise<Map<string, ServedDocument>> {
+  // Loaded on the first /openapi/v3 request: a server (or the CLI's demo)
+  // that is never asked does not load the generator.
+  const { crdOpenApi, openApiPaths } = await import("../gen/mod.ts");
   const kinds = kindsOf(recordedSchemas);
   const documents = new Map<string, OpenApiDocument>();
   const covered = new Set<string>();

@@ -186,9 +186,13 @@ const INITIAL_NAMESPACES = [
  * annotation at the end of a watch-list's initial events). List items carry
  * no kind/apiVersion, as from the real server; watch and GET objects do.
  * `kubectl` works against it (get, -o json, create -f, apply -f,
- * apply --server-side, delete, scale, get -w): discovery, an OpenAPI v3
- * index announcing server-side field validation, and Table responses with
- * kubectl's columns (also PartialObjectMetadata for metadata-only clients).
+ * apply --server-side, delete, scale, get -w, explain): discovery, OpenAPI
+ * v3 as kube-apiserver serves it (`/openapi/v3` listing each group/version
+ * document with its hash; built-in kinds with the schemas a real
+ * kube-apiserver v1.26 published, a CRD's served versions from its
+ * schemas, so `cli.ts gen --from-cluster` and `kubectl explain` read it),
+ * and Table responses with kubectl's columns (also PartialObjectMetadata
+ * for metadata-only clients).
  * A CustomResourceDefinition, once created, is Established at once and its
  * resource served; deleting it deletes its custom resources first.
  *
