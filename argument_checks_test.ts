@@ -71,6 +71,68 @@ function rows(
   { client, queue, lock, signal, callbacks }: ReturnType<typeof fixtures>,
 ): Row[] {
   return [
+    // KubeClient verbs (list and watch return Promises: they reject)
+    [
+      () => client.list(Pods, "default"),
+      TypeError,
+      'KubeClient.list: options must be an object, got "default"',
+    ],
+    [
+      () => client.list("pods"),
+      TypeError,
+      'KubeClient.list: type must be a ResourceType such as ConfigMaps or resourceType({...}), got "pods"',
+    ],
+    [
+      () => client.watch(Pods, { namespace: ["a", "b"] }),
+      TypeError,
+      "KubeClient.watch: options.namespace must be a string, got an array",
+    ],
+    [
+      () => client.get(Pods, undefined),
+      TypeError,
+      "KubeClient.get: name must be a non-empty string, got undefined",
+    ],
+    [
+      () => client.get(Pods, "web", { signal: true }),
+      TypeError,
+      "KubeClient.get: options.signal must be an AbortSignal, got true",
+    ],
+    [
+      () => client.create("pods", { metadata: { name: "a" } }),
+      TypeError,
+      'KubeClient.create: type must be a ResourceType such as ConfigMaps or resourceType({...}), got "pods"',
+    ],
+    [
+      () => client.create(ConfigMaps, "a"),
+      TypeError,
+      'KubeClient.create: obj must be an object, got "a"',
+    ],
+    [
+      () => client.update(ConfigMaps, null),
+      TypeError,
+      "KubeClient.update: obj must be an object, got null",
+    ],
+    [
+      () => client.patch(ConfigMaps, "a", { data: {} }),
+      TypeError,
+      "KubeClient.patch: options must be an object with a patchType, got undefined",
+    ],
+    [
+      () =>
+        client.patch(ConfigMaps, "a", '{"data":{}}', { patchType: "merge" }),
+      TypeError,
+      'KubeClient.patch: patch must be an object or an array, got "{\\"data\\":{}}"',
+    ],
+    [
+      () => client.patch(ConfigMaps, "a", {}, { patchType: "toString" }),
+      TypeError,
+      'KubeClient.patch: options.patchType must be one of "merge", "json", "strategic", "apply", got "toString"',
+    ],
+    [
+      () => client.delete(ConfigMaps, "a", "default"),
+      TypeError,
+      'KubeClient.delete: options must be an object, got "default"',
+    ],
     // listWatch, metadataListWatch
     [
       () => listWatch(client, "pods" as Any),

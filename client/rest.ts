@@ -16,6 +16,15 @@ import type {
   WatchEvent,
 } from "../api/listwatch.ts";
 import { StatusError } from "../api/errors.ts";
+import {
+  checkObject,
+  checkOptionalString,
+  checkOptions,
+  checkResourceType,
+  checkSignal,
+  checkString,
+  show,
+} from "../api/validate.ts";
 import type { KubeObject, Status } from "../api/object.ts";
 import { apiVersionOf, type ResourceType } from "../api/resources.ts";
 import { type Authenticator, newAuthenticator } from "./auth.ts";
@@ -431,12 +440,17 @@ export class KubeClient implements ResourceClient, AsyncDisposable {
       typeof c.tls !== "object" || typeof c.auth !== "object"
     ) {
       throw new TypeError(
-        `KubeClient: config must be a KubeConfig, got ${describe(config)}`,
+        `KubeClient: config must be a KubeConfig, got ${
+          typeof config === "object" && config !== null &&
+            !Array.isArray(config)
+            ? "an object without the fields of a KubeConfig"
+            : show(config)
+        }`,
       );
     }
     if (opts === null || typeof opts !== "object") {
       throw new TypeError(
-        `KubeClient: opts must be an object, got ${describe(opts)}`,
+        `KubeClient: opts must be an object, got ${show(opts)}`,
       );
     }
     this.config = config;
@@ -459,7 +473,7 @@ export class KubeClient implements ResourceClient, AsyncDisposable {
     ) {
       throw new RangeError(
         `KubeClient: opts.watchTransport must be "socket" or "fetch", got ${
-          describe(opts.watchTransport)
+          show(opts.watchTransport)
         }`,
       );
     }
@@ -506,6 +520,7 @@ export class KubeClient implements ResourceClient, AsyncDisposable {
     name: string,
     opts: GetOptions = {},
   ): Promise<T> {
+    checkVerb("KubeClient.get", type, opts, { value: name });
     const path = this.#objectPath(type, name, opts.namespace);
     return this.request<T>("GET", path, opts);
   }
@@ -539,6 +554,7 @@ export class KubeClient implements ResourceClient, AsyncDisposable {
     type: ResourceType<T>,
     opts: ListCallOptions = {},
   ): Promise<ObjectList<T>> {
+    checkVerb("KubeClient.list", type, opts);
     const path = this.#collectionPath(type, opts.namespace || undefined);
     const list = await this.#receive(
       "GET",
@@ -573,6 +589,7 @@ export class KubeClient implements ResourceClient, AsyncDisposable {
     type: ResourceType<T>,
     opts: ListCallOptions = {},
   ): Promise<AsyncIterable<WatchEvent<T>>> {
+    checkVerb("KubeClient.watch", type, opts);
     const path = this.#collectionPath(type, opts.namespace || undefined);
     const { response, release } = await this.#send("GET", path, {
       ...opts,
@@ -606,6 +623,8 @@ export class KubeClient implements ResourceClient, AsyncDisposable {
     obj: T,
     opts: WriteOptions = {},
   ): Promise<T> {
+    checkVerb("KubeClient.create", type, opts);
+    checkObject("KubeClient.create", "obj", obj);
     const ns = opts.namespace ?? obj.metadata?.namespace;
     const path = this.#collectionPath(type, this.#namespace(type, ns));
     return this.request<T>("POST", path, {
@@ -631,6 +650,8 @@ export class KubeClient implements ResourceClient, AsyncDisposable {
     obj: T,
     opts: WriteOptions = {},
   ): Promise<T> {
+    checkVerb("KubeClient.update", type, opts);
+    checkObject("KubeClient.update", "obj", obj);
     const name = obj.metadata?.name;
     if (!name) {
       throw new TypeError(
@@ -663,10 +684,27 @@ export class KubeClient implements ResourceClient, AsyncDisposable {
     patch: unknown,
     opts: PatchOptions,
   ): Promise<T> {
-    const contentType = PATCH_CONTENT_TYPES[opts.patchType];
+    checkVerb("KubeClient.patch", type, opts, { value: name });
+    if (opts === undefined) {
+      throw new TypeError(
+        `KubeClient.patch: options must be an object with a patchType, got undefined`,
+      );
+    }
+    if (typeof patch !== "object" || patch === null) {
+      throw new TypeError(
+        `KubeClient.patch: patch must be an object or an array, got ${
+          show(patch)
+        }`,
+      );
+    }
+    const contentType = Object.hasOwn(PATCH_CONTENT_TYPES, opts.patchType)
+      ? PATCH_CONTENT_TYPES[opts.patchType]
+      : undefined;
     if (!contentType) {
       throw new TypeError(
-        `Cannot patch ${type.resource}/${name}: unknown patchType "${opts.patchType}"`,
+        `KubeClient.patch: options.patchType must be one of ${
+          Object.keys(PATCH_CONTENT_TYPES).map((k) => `"${k}"`).join(", ")
+        }, got ${show(opts.patchType)}`,
       );
     }
     const fieldManager = opts.fieldManager ??
@@ -697,6 +735,7 @@ export class KubeClient implements ResourceClient, AsyncDisposable {
     name: string,
     opts: DeleteOptions = {},
   ): Promise<T | Status> {
+    checkVerb("KubeClient.delete", type, opts, { value: name });
     const path = this.#objectPath(type, name, opts.namespace);
     const { propagationPolicy, gracePeriodSeconds, preconditions, dryRun } =
       opts;
@@ -1056,14 +1095,24 @@ function writeQuery(
   return q;
 }
 
-/** A value for a message: its type, or the value when it is a primitive. */
-function describe(value: unknown): string {
-  if (value === null || typeof value !== "object") {
-    return typeof value === "string" ? JSON.stringify(value) : String(value);
-  }
-  return Array.isArray(value)
-    ? "an array"
-    : `an object without the fields of a KubeConfig`;
+/**
+ * The arguments every verb shares, checked at the call: `type` a
+ * ResourceType, `opts` an options object whose `namespace` is a string and
+ * `signal` an AbortSignal. `name`, when the verb takes one, a non-empty
+ * string.
+ */
+function checkVerb(
+  call: string,
+  type: unknown,
+  opts: unknown,
+  name?: { value: unknown },
+): void {
+  checkResourceType(call, "type", type);
+  if (name) checkString(call, "name", name.value);
+  checkOptions(call, "options", opts);
+  const o = (opts ?? {}) as CallOptions & { namespace?: unknown };
+  checkOptionalString(call, "options.namespace", o.namespace);
+  if (o.signal !== undefined) checkSignal(call, "options.signal", o.signal);
 }
 
 /** Fill in apiVersion and kind when the caller left them out. */
