@@ -42,6 +42,7 @@ import { apiVersionOf, type ResourceType } from "./api/resources.ts";
 import { startDemoCluster } from "./testing/demo_cluster.ts";
 import { parseArgs, USAGE, UsageError, type WatchArgs } from "./_cli/args.ts";
 import { type ConnectionArgs, loadConfig } from "./_cli/connect.ts";
+import { demoKubeconfig } from "./_cli/demo_kubeconfig.ts";
 import { Discovery, UnknownResourceError } from "./client/discovery.ts";
 import { suggestResource } from "./_cli/resolve.ts";
 import { type PrintedEvent, WatchPrinter } from "./_cli/printer.ts";
@@ -208,7 +209,11 @@ async function watch(args: WatchArgs, opts: Resolved): Promise<number> {
  * cluster of the kubeconfig. Disposing it stops whatever was started.
  */
 async function connect(
-  args: ConnectionArgs & { demo: boolean },
+  args: ConnectionArgs & {
+    demo: boolean;
+    port?: number;
+    demoKubeconfig?: string;
+  },
   opts: Resolved,
 ): Promise<
   & AsyncDisposable
@@ -218,14 +223,49 @@ async function connect(
   )
 > {
   if (args.demo) {
-    const demo = await startDemoCluster({
-      intervalMs: opts.demoIntervalMs,
-      seed: opts.demoSeed,
-    });
+    let demo;
+    try {
+      demo = await startDemoCluster({
+        intervalMs: opts.demoIntervalMs,
+        seed: opts.demoSeed,
+        port: args.port,
+      });
+    } catch (err) {
+      const why = err instanceof Deno.errors.AddrInUse
+        ? "the port is in use (another demo running? choose another --port)"
+        : describeError(err);
+      return {
+        error: `Cannot start the demo cluster${
+          args.port ? ` on port ${args.port}` : ""
+        }: ${why}`,
+        async [Symbol.asyncDispose]() {},
+      };
+    }
     // Say where it is, so kubectl (or a second watch) can look at it too.
     opts.stderr(
       `demo cluster at ${demo.url} (try: kubectl --server ${demo.url} get pods -A)\n`,
     );
+    if (args.demoKubeconfig !== undefined) {
+      try {
+        await Deno.writeTextFile(
+          args.demoKubeconfig,
+          demoKubeconfig(demo.url),
+        );
+      } catch (err) {
+        await demo.close();
+        return {
+          error: `Cannot write the demo kubeconfig ${args.demoKubeconfig}: ${
+            err instanceof Deno.errors.NotCapable
+              ? `run deno with --allow-write=${args.demoKubeconfig}`
+              : describeError(err)
+          }`,
+          async [Symbol.asyncDispose]() {},
+        };
+      }
+      opts.stderr(
+        `wrote kubeconfig ${args.demoKubeconfig} (try: KUBECONFIG=${args.demoKubeconfig} kubectl get pods -A)\n`,
+      );
+    }
     const client = new KubeClient(KubeConfig.fromOptions({ server: demo.url }));
     return {
       client,

@@ -7,6 +7,8 @@ import type { KubeObject } from "./api/object.ts";
 import { FakeClock } from "./testing/fake_clock.ts";
 import { headOf, readTextUntil } from "./testing/read_text.ts";
 import { kubeconfigFile } from "./_cli/_test_util.ts";
+import { KubeConfig } from "./client/config.ts";
+import { KubeClient } from "./client/rest.ts";
 
 const NOW = Date.UTC(2025, 5, 1, 12, 0, 0);
 
@@ -495,4 +497,63 @@ Deno.test("main() warns once when the watch breaks after the sync, and says when
     await server.close();
     await Deno.remove(config);
   }
+});
+
+Deno.test("main() --demo --port serves the demo on that port and --demo-kubeconfig lets other clients find it", async () => {
+  // A port that is free now: the demo takes it next.
+  const probe = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (probe.addr as Deno.NetAddr).port;
+  probe.close();
+  const dir = await Deno.makeTempDir();
+  const file = `${dir}/demo.kubeconfig`;
+  try {
+    const { code, err } = await watchUntil(
+      [
+        "watch",
+        "pods",
+        "-A",
+        "--demo",
+        "--port",
+        String(port),
+        "--demo-kubeconfig",
+        file,
+      ],
+      async (out) => {
+        await out.until(/^NAMESPACE/);
+        // Another client, configured by the file alone, sees the same cluster.
+        const config = await KubeConfig.fromFile(file);
+        assert.equal(config.server, `http://127.0.0.1:${port}`);
+        assert.equal(config.namespace, "default");
+        await using client = new KubeClient(config);
+        const pods = await client.list(Pods, { namespace: "shop" });
+        assert.ok(pods.items.length > 0);
+      },
+    );
+    assert.equal(code, 0);
+    assert.equal(
+      err.lines[0],
+      `demo cluster at http://127.0.0.1:${port} (try: kubectl --server http://127.0.0.1:${port} get pods -A)\n`,
+    );
+    assert.equal(
+      err.lines[1],
+      `wrote kubeconfig ${file} (try: KUBECONFIG=${file} kubectl get pods -A)\n`,
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("main() --demo --port on a port in use says so and exits 1", async () => {
+  using taken = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (taken.addr as Deno.NetAddr).port;
+  const err = new Output();
+  const code = await main(["watch", "pods", "--demo", "--port", String(port)], {
+    stderr: err.write,
+    stdout: () => {},
+  });
+  assert.equal(code, 1);
+  assert.equal(
+    err.text,
+    `error: Cannot start the demo cluster on port ${port}: the port is in use (another demo running? choose another --port)\n`,
+  );
 });

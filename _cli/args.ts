@@ -34,6 +34,13 @@ export interface WatchArgs {
   context?: string;
   /** `--demo`: watch the embedded demo cluster instead of a real one. */
   demo: boolean;
+  /** `--port` (with `--demo`): the demo cluster's port on 127.0.0.1; default a free one. */
+  port?: number;
+  /**
+   * `--demo-kubeconfig` (with `--demo`): a file to write a kubeconfig of the
+   * demo cluster to, for other programs (kubectl, a second replica).
+   */
+  demoKubeconfig?: string;
   /** `-s`, `--server`: API server URL, overriding the kubeconfig's (kubectl's flag). */
   server?: string;
   /** `--token`: bearer token, overriding the kubeconfig user's credentials. */
@@ -126,6 +133,8 @@ Flags:
       --as-group GROUP       act as a member of this group (repeat for several; needs --as)
       --as-uid UID           act as the user with this uid (needs --as)
       --demo                 watch an embedded demo cluster with a simulated workload
+      --port PORT            with --demo: serve it on 127.0.0.1:PORT (default: a free port)
+      --demo-kubeconfig FILE with --demo: write a kubeconfig for it to FILE
   -h, --help                 show this help
 
 gen writes TypeScript types and ResourceType descriptors, one module per
@@ -146,6 +155,7 @@ A flag's value that starts with "-" must be given as --flag=value.
 
 Examples (in a checkout of kubecache):
   deno run -A cli.ts watch pods -A --demo
+  deno run -A cli.ts watch pods -A --demo --port 8080 --demo-kubeconfig demo.kubeconfig
   deno run -A cli.ts watch deploy -n kube-system -o wide
   deno run -A cli.ts watch cm --server http://127.0.0.1:8080
   deno run -A cli.ts gen --crd widget-crd.yaml --out kube_types
@@ -175,6 +185,8 @@ const VALUE_FLAGS: Record<string, keyof WatchArgs> = {
   "-o": "output",
   "--output": "output",
   ...CONNECTION_VALUE_FLAGS,
+  "--port": "port",
+  "--demo-kubeconfig": "demoKubeconfig",
 };
 /** Value flags that may be repeated, each value added to a list. */
 const LIST_FLAGS: ReadonlySet<string> = new Set(["asGroups"]);
@@ -265,6 +277,23 @@ export function parseArgs(argv: readonly string[]): CliArgs {
   }
   if (args.namespace !== undefined && args.allNamespaces) {
     throw new UsageError("Flags -n and -A cannot be used together");
+  }
+  for (const flag of ["--port", "--demo-kubeconfig"] as const) {
+    if (given.has(VALUE_FLAGS[flag]) && !args.demo) {
+      throw new UsageError(
+        `Flag ${flag} needs --demo: it sets up the embedded demo cluster`,
+      );
+    }
+  }
+  if (given.has("port")) {
+    const text = String(values.port);
+    const port = /^\d+$/.test(text) ? Number(text) : NaN;
+    if (!(port >= 1 && port <= 65535)) {
+      throw new UsageError(
+        `Invalid --port "${text}": expected a port number from 1 to 65535`,
+      );
+    }
+    args.port = port;
   }
   if (args.demo) {
     const clash = CONNECTION_FLAGS.find((f) =>

@@ -115,6 +115,8 @@ Deno.test("parseArgs() says which flag lacks its value, for every flag with a va
     "--server",
     "--token",
     "--certificate-authority",
+    "--port",
+    "--demo-kubeconfig",
   ];
   for (const flag of flags) {
     for (const argv of [["watch", "cm", flag], ["watch", "cm", flag, "-A"]]) {
@@ -264,4 +266,54 @@ Deno.test("parseArgs() reads gen: one source, the files after --crd, filters and
     USAGE,
     /cli\.ts gen \(--from-cluster \| --crd FILE\.\.\. \| --openapi FILE\)/,
   );
+});
+
+Deno.test("parseArgs() reads the demo's --port and --demo-kubeconfig, only with --demo", () => {
+  const a = parseArgs([
+    "watch",
+    "pods",
+    "--demo",
+    "--port",
+    "8080",
+    "--demo-kubeconfig",
+    "/tmp/demo.kubeconfig",
+  ]);
+  assert.ok(a.command === "watch");
+  assert.equal(a.port, 8080);
+  assert.equal(a.demoKubeconfig, "/tmp/demo.kubeconfig");
+  assert.equal(
+    parseArgs(["watch", "pods", "--demo"]).command === "watch" &&
+      (parseArgs(["watch", "pods", "--demo"]) as { port?: number }).port,
+    undefined,
+  );
+  for (
+    const [argv, message] of [
+      [
+        ["watch", "pods", "--port", "8080"],
+        "Flag --port needs --demo: it sets up the embedded demo cluster",
+      ],
+      [
+        ["watch", "pods", "--demo-kubeconfig", "f"],
+        "Flag --demo-kubeconfig needs --demo: it sets up the embedded demo cluster",
+      ],
+      [
+        ["watch", "pods", "--demo", "--port", "http"],
+        'Invalid --port "http": expected a port number from 1 to 65535',
+      ],
+      [
+        ["watch", "pods", "--demo", "--port=70000"],
+        'Invalid --port "70000": expected a port number from 1 to 65535',
+      ],
+      [
+        ["watch", "pods", "--demo", "--port", "0"],
+        'Invalid --port "0": expected a port number from 1 to 65535',
+      ],
+    ] as const
+  ) {
+    assert.throws(
+      () => parseArgs(argv),
+      (e) => e instanceof UsageError && e.message === message,
+      argv.join(" "),
+    );
+  }
 });

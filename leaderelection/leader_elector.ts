@@ -76,7 +76,11 @@ export interface LeaderCallbacks {
    * from it.
    */
   onStoppedLeading(): void;
-  /** Called when the observed holder changes (also for this candidate, and "" after a release). */
+  /**
+   * Called with the new holder's identity when the observed holder changes
+   * (also when it is this candidate). A released lease (no holder) is not
+   * reported; the next holder is.
+   */
   onNewLeader?(identity: string): void;
 }
 
@@ -614,7 +618,9 @@ export class LeaderElector {
   /** client-go `maybeReportTransition`. */
   #reportTransition(): void {
     const holder = this.getLeader();
-    if (holder === this.#reportedLeader) return;
+    // A released lease (holder "") is no new leader: client-go reports
+    // none, and the next holder is reported when one acquires it.
+    if (holder === "" || holder === this.#reportedLeader) return;
     this.#reportedLeader = holder;
     try {
       this.#callbacks.onNewLeader?.(holder);

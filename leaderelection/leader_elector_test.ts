@@ -119,7 +119,23 @@ Deno.test('LeaderElector with releaseOnCancel waits for the leader\'s work, then
   assert.equal(spec.leaseDurationSeconds, 1);
   assert.equal(spec.leaseTransitions, 0);
   assert.equal(microTimeMs(spec.renewTime), stoppedAt + 1_000);
-  assert.deepEqual(a.events, ["leader a", "started", "leader ", "stopped"]);
+  // The release is not a new leader: client-go reports no empty holder.
+  assert.deepEqual(a.events, ["leader a", "started", "stopped"]);
+});
+
+Deno.test('LeaderElector never calls onNewLeader with "": a waiting candidate sees the leader, then itself', async () => {
+  await using e = await Election.start(START);
+  const a = e.add("a", { releaseOnCancel: true });
+  await e.stepUntil(() => a.elector.isLeader(), "a leading");
+  const b = e.add("b");
+  await e.stepUntil(() => b.events.includes("leader a"), "b sees a");
+  a.stop.abort();
+  await e.quiesce();
+  await a.done;
+  assert.equal(e.lease()!.spec!.holderIdentity, "", "released");
+  await e.stepUntil(() => b.elector.isLeader(), "b leading");
+  assert.deepEqual(a.events, ["leader a", "started", "stopped"]);
+  assert.deepEqual(b.events, ["leader a", "leader b", "started"]);
 });
 
 Deno.test("LeaderElector: a failing onStartedLeading steps down, releases, and run() rejects with its error", async () => {

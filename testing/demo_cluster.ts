@@ -39,15 +39,15 @@ export interface DemoCluster extends AsyncDisposable {
 }
 
 /**
- * Start the embedded demo cluster: a {@link FakeApiServer} on a free
- * loopback port, populated and kept busy by a {@link DemoWorkload} on the
+ * Start the embedded demo cluster: a {@link FakeApiServer} on a loopback
+ * port (a free one unless `opts.port` names one), populated and kept busy by a {@link DemoWorkload} on the
  * wall clock until closed. What `cli.ts watch --demo` watches; examples use
  * it to run without a real cluster. The objects of the initial cluster keep
  * the creation times the workload gives them (hours to days ago, so AGE
  * reads like a cluster's), where a plain `FakeApiServer`, like the
  * apiserver, stamps the time of the create call.
  *
- * @param opts seed and tick interval of the workload
+ * @param opts seed and tick interval of the workload; `port` on 127.0.0.1
  * @returns the running cluster
  *
  * @example Watch pods of the demo cluster
@@ -60,12 +60,15 @@ export interface DemoCluster extends AsyncDisposable {
  * ```
  */
 export async function startDemoCluster(
-  opts: Pick<DemoWorkloadOptions, "seed" | "intervalMs"> = {},
+  opts: Pick<DemoWorkloadOptions, "seed" | "intervalMs"> & {
+    /** Port on 127.0.0.1; default 0, a free one. */
+    port?: number;
+  } = {},
 ): Promise<DemoCluster> {
   // The server's own namespaces (default, kube-system, ...) are as old as
   // the demo's nodes.
   const clock = new BackdatingClock(realClock.now() - 10 * DAY);
-  const server = await FakeApiServer.start({ clock });
+  const server = await FakeApiServer.start({ clock, port: opts.port });
   clock.release();
   const stop = new AbortController();
   const workload = new DemoWorkload(keepingCreationTimes(server, clock), opts);
