@@ -46,3 +46,67 @@ Deno.test("README lines fit a 100-column terminal, except the programs' own outp
   });
   assert.deepEqual(long, []);
 });
+
+Deno.test("the TypeScript snippets of docs/ type-check (deno check --doc-only)", async () => {
+  const root = new URL(".", import.meta.url).pathname;
+  const pages = [...Deno.readDirSync(`${root}docs`)]
+    .filter((e) => e.isFile && e.name.endsWith(".md"))
+    .map((e) => `docs/${e.name}`);
+  assert.ok(pages.includes("docs/performance.md"));
+  const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
+    args: ["check", "--doc-only", ...pages],
+    cwd: root,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const output = new TextDecoder().decode(stdout) +
+    new TextDecoder().decode(stderr);
+  assert.equal(code, 0, output);
+});
+
+Deno.test("user-facing text names no issue, commit, load average or DESIGN.md", async () => {
+  const root = new URL(".", import.meta.url).pathname;
+  const pages = [
+    "README.md",
+    ...[...Deno.readDirSync(`${root}docs`)]
+      .filter((e) => e.isFile && e.name.endsWith(".md"))
+      .map((e) => `docs/${e.name}`),
+  ];
+  const banned =
+    /DESIGN\.md|\bissue \d+|\bcommit [0-9a-f]{7,}\b|\bmain at [0-9a-f]{7,}|load average/i;
+  const found: string[] = [];
+  for (const page of pages) {
+    (await Deno.readTextFile(`${root}${page}`)).split("\n").forEach(
+      (line, i) => {
+        if (banned.test(line)) found.push(`${page}:${i + 1}: ${line}`);
+      },
+    );
+  }
+  assert.deepEqual(found, []);
+});
+
+Deno.test("code comments point at docs/, not at DESIGN.md or issue numbers", async () => {
+  const root = new URL(".", import.meta.url).pathname;
+  const found: string[] = [];
+  const walk = async (dir: string): Promise<void> => {
+    for await (const e of Deno.readDir(`${root}${dir}`)) {
+      const path = dir ? `${dir}/${e.name}` : e.name;
+      if (e.isDirectory) {
+        if (![".git", "node_modules", "fixtures"].includes(e.name)) {
+          await walk(path);
+        }
+      } else if (e.name.endsWith(".ts") && path !== "readme_test.ts") {
+        (await Deno.readTextFile(`${root}${path}`)).split("\n").forEach(
+          (line, i) => {
+            // "client-go issue 83810" names an upstream report: allowed.
+            if (/DESIGN\.md|(?<!client-go )\bissue \d+/.test(line)) {
+              found.push(`${path}:${i + 1}: ${line.trim()}`);
+            }
+          },
+        );
+      }
+    }
+  };
+  await walk("");
+  assert.deepEqual(found, []);
+});

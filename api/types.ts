@@ -77,13 +77,18 @@ export interface Condition {
 /**
  * A container of a pod (core/v1 `Container`).
  *
- * @example The images of a pod
+ * @example The CPU each container of a pod requests
  * ```ts
- * import type { Container } from "@kubecache/core";
+ * import type { Container, Pod } from "@kubecache/core";
  * import assert from "node:assert/strict";
  *
- * const containers: Container[] = [{ name: "web", image: "nginx:1.27", ports: [{ containerPort: 80 }] }];
- * assert.deepEqual(containers.map((c) => c.image), ["nginx:1.27"]);
+ * const cpuRequests = (pod: Pod) =>
+ *   Object.fromEntries((pod.spec?.containers ?? []).map((c: Container) => [c.name, c.resources?.requests?.cpu ?? "none"]));
+ * const pod: Pod = {
+ *   metadata: { name: "web-1" },
+ *   spec: { containers: [{ name: "web", resources: { requests: { cpu: "250m" } } }, { name: "log" }] },
+ * };
+ * assert.deepEqual(cpuRequests(pod), { web: "250m", log: "none" });
  * ```
  */
 export interface Container {
@@ -174,16 +179,16 @@ export interface ContainerStatus {
 /**
  * A pod template (core/v1 `PodTemplateSpec`), as in workload specs.
  *
- * @example The pods a workload makes
+ * @example Does a pod come from this template?
  * ```ts
- * import type { PodTemplateSpec } from "@kubecache/core";
+ * import { type Pod, type PodTemplateSpec, selectorFromSet } from "@kubecache/core";
  * import assert from "node:assert/strict";
  *
- * const template: PodTemplateSpec = {
- *   metadata: { labels: { app: "web" } },
- *   spec: { containers: [{ name: "web", image: "nginx" }] },
- * };
- * assert.equal(template.metadata?.labels?.app, "web");
+ * const madeFrom = (template: PodTemplateSpec, pod: Pod) =>
+ *   selectorFromSet(template.metadata?.labels ?? {}).matches(pod.metadata.labels);
+ * const template: PodTemplateSpec = { metadata: { labels: { app: "web" } }, spec: { containers: [{ name: "web" }] } };
+ * assert.equal(madeFrom(template, { metadata: { name: "web-1", labels: { app: "web", "pod-template-hash": "6d4b" } } }), true);
+ * assert.equal(madeFrom(template, { metadata: { name: "db-0", labels: { app: "db" } } }), false);
  * ```
  */
 export interface PodTemplateSpec {
@@ -226,13 +231,17 @@ export interface PodSpec {
 /**
  * The observed state of a pod (core/v1 `PodStatus`).
  *
- * @example Is a pod running?
+ * @example Is a pod serving? (Running and Ready)
  * ```ts
  * import type { PodStatus } from "@kubecache/core";
  * import assert from "node:assert/strict";
  *
- * const status: PodStatus = { phase: "Running", podIP: "10.0.0.5" };
- * assert.equal(status.phase === "Running" && status.podIP !== undefined, true);
+ * const serving = (status: PodStatus | undefined) =>
+ *   status?.phase === "Running" &&
+ *   status.conditions?.some((c) => c.type === "Ready" && c.status === "True") === true;
+ * assert.equal(serving({ phase: "Running", conditions: [{ type: "Ready", status: "True" }] }), true);
+ * assert.equal(serving({ phase: "Running", conditions: [{ type: "Ready", status: "False" }] }), false);
+ * assert.equal(serving({ phase: "Pending" }), false);
  * ```
  */
 export interface PodStatus {
@@ -278,13 +287,17 @@ export interface Pod extends KubeObject {
 /**
  * core/v1 ConfigMap.
  *
- * @example Read a setting
+ * @example A setting with a default, read from a cached config map
  * ```ts
- * import type { ConfigMap } from "@kubecache/core";
+ * import { type ConfigMap, type DeepReadonly, metaNamespaceKeyFunc, newGenericLister, newIndexer } from "@kubecache/core";
  * import assert from "node:assert/strict";
  *
- * const cm: ConfigMap = { metadata: { name: "settings", namespace: "default" }, data: { color: "blue" } };
- * assert.equal(cm.data?.color, "blue");
+ * const setting = (cm: DeepReadonly<ConfigMap> | undefined, key: string, fallback: string) => cm?.data?.[key] ?? fallback;
+ * const indexer = newIndexer<ConfigMap>(metaNamespaceKeyFunc, {});
+ * indexer.add({ metadata: { name: "settings", namespace: "default" }, data: { color: "blue" } });
+ * const cm = newGenericLister(indexer).get("default/settings");
+ * assert.equal(setting(cm, "color", "green"), "blue");
+ * assert.equal(setting(cm, "size", "m"), "m");
  * ```
  */
 export interface ConfigMap extends KubeObject {
@@ -359,13 +372,18 @@ export interface Service extends KubeObject {
 /**
  * core/v1 Namespace.
  *
- * @example Is a namespace going away?
+ * @example Skip work in a namespace that is being deleted
  * ```ts
  * import type { Namespace } from "@kubecache/core";
  * import assert from "node:assert/strict";
  *
- * const ns: Namespace = { metadata: { name: "team-a" }, status: { phase: "Terminating" } };
- * assert.equal(ns.status?.phase, "Terminating");
+ * const goingAway = (ns: Namespace | undefined) =>
+ *   ns?.status?.phase === "Terminating" || ns?.metadata.deletionTimestamp !== undefined;
+ * const namespaces: Namespace[] = [
+ *   { metadata: { name: "team-a" }, status: { phase: "Active" } },
+ *   { metadata: { name: "team-b", deletionTimestamp: "2026-01-01T00:00:00Z" }, status: { phase: "Terminating" } },
+ * ];
+ * assert.deepEqual(namespaces.filter((ns) => !goingAway(ns)).map((ns) => ns.metadata.name), ["team-a"]);
  * ```
  */
 export interface Namespace extends KubeObject {
@@ -517,13 +535,16 @@ export interface ReplicaSet extends KubeObject {
 /**
  * apps/v1 StatefulSet.
  *
- * @example Its headless service
+ * @example The stable DNS names of its pods
  * ```ts
  * import type { StatefulSet } from "@kubecache/core";
  * import assert from "node:assert/strict";
  *
- * const sts: StatefulSet = { metadata: { name: "db" }, spec: { replicas: 3, serviceName: "db-headless" } };
- * assert.equal(sts.spec?.serviceName, "db-headless");
+ * const podNames = (sts: StatefulSet) =>
+ *   Array.from({ length: sts.spec?.replicas ?? 1 }, (_, i) =>
+ *     `${sts.metadata.name}-${i}.${sts.spec?.serviceName}.${sts.metadata.namespace}.svc`);
+ * const db: StatefulSet = { metadata: { name: "db", namespace: "shop" }, spec: { replicas: 2, serviceName: "db-headless" } };
+ * assert.deepEqual(podNames(db), ["db-0.db-headless.shop.svc", "db-1.db-headless.shop.svc"]);
  * ```
  */
 export interface StatefulSet extends KubeObject {
@@ -640,13 +661,17 @@ export interface Job extends KubeObject {
 /**
  * batch/v1 CronJob.
  *
- * @example Its schedule
+ * @example The cron jobs that will run
  * ```ts
  * import type { CronJob } from "@kubecache/core";
  * import assert from "node:assert/strict";
  *
- * const cj: CronJob = { metadata: { name: "nightly" }, spec: { schedule: "0 3 * * *", suspend: false } };
- * assert.equal(cj.spec?.schedule, "0 3 * * *");
+ * const cronJobs: CronJob[] = [
+ *   { metadata: { name: "nightly" }, spec: { schedule: "0 3 * * *", suspend: false } },
+ *   { metadata: { name: "paused" }, spec: { schedule: "30 2 * * 1", suspend: true } },
+ * ];
+ * const scheduled = cronJobs.filter((cj) => !cj.spec?.suspend).map((cj) => `${cj.metadata.name}: ${cj.spec?.schedule}`);
+ * assert.deepEqual(scheduled, ["nightly: 0 3 * * *"]);
  * ```
  */
 export interface CronJob extends KubeObject {
@@ -719,16 +744,20 @@ export interface KubeEvent extends KubeObject {
 /**
  * coordination.k8s.io/v1 Lease (leader election, node heartbeats).
  *
- * @example Who holds a lock
+ * @example Has the holder let its lease run out?
  * ```ts
  * import type { Lease } from "@kubecache/core";
  * import assert from "node:assert/strict";
  *
+ * const expired = (lease: Lease, nowMs: number) =>
+ *   !lease.spec?.holderIdentity || !lease.spec.renewTime ||
+ *   Date.parse(lease.spec.renewTime) + (lease.spec.leaseDurationSeconds ?? 0) * 1000 < nowMs;
  * const lease: Lease = {
  *   metadata: { name: "my-controller", namespace: "kube-system" },
  *   spec: { holderIdentity: "pod-1", leaseDurationSeconds: 15, renewTime: "2026-01-01T00:00:02.000000Z" },
  * };
- * assert.equal(lease.spec?.holderIdentity, "pod-1");
+ * assert.equal(expired(lease, Date.parse("2026-01-01T00:00:10Z")), false);
+ * assert.equal(expired(lease, Date.parse("2026-01-01T00:00:20Z")), true);
  * ```
  */
 export interface Lease extends KubeObject {
