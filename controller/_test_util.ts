@@ -59,6 +59,27 @@ export class TestCluster implements AsyncDisposable {
     }
   }
 
+  /** Run `manager`; `stop()` aborts it and steps the clock until run() settles. */
+  run(manager: { run(signal: AbortSignal): Promise<void> }): {
+    done: Promise<void>;
+    stop(): Promise<void>;
+  } {
+    const ctrl = new AbortController();
+    const done = manager.run(ctrl.signal);
+    done.catch(() => {}); // awaited by the test
+    return {
+      done,
+      stop: async () => {
+        ctrl.abort();
+        let settled = false;
+        const finished = done.finally(() => (settled = true));
+        finished.catch(() => {});
+        await this.until(() => settled, "run() to settle", { maxMs: 120_000 });
+        await done;
+      },
+    };
+  }
+
   async [Symbol.asyncDispose](): Promise<void> {
     for (const c of this.clients) c.close();
     await this.server.close();

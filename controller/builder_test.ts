@@ -17,26 +17,7 @@ function cm(name: string, data: Record<string, string> = {}): ConfigMap {
   return { metadata: { name, namespace: "default" }, data };
 }
 
-/** A manager on the cluster, running; stop() ends it. */
-function running(c: TestCluster, manager: Manager) {
-  const stop = new AbortController();
-  const done = manager.run(stop.signal);
-  return {
-    done,
-    async stop() {
-      stop.abort();
-      await c.settle();
-      while (
-        !(await Promise.race([
-          done.then(() => true),
-          c.settle().then(() => false),
-        ]))
-      ) {
-        await c.clock.step(50);
-      }
-    },
-  };
-}
+const running = (c: TestCluster, m: Manager) => c.run(m);
 
 Deno.test("Controller: events for one key while it is reconciled coalesce into one more reconcile", async () => {
   await using c = await TestCluster.start();

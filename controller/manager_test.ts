@@ -1,0 +1,329 @@
+// Manager.run on a FakeApiServer and a FakeClock: readiness, metrics
+// (checked by a strict Prometheus text parser), leader election with two
+// managers, graceful shutdown, and lost leadership (controller-runtime
+// pkg/manager semantics).
+
+import assert from "node:assert/strict";
+import { ConfigMaps, Leases, Secrets } from "../api/resources.ts";
+import type { Lease } from "../api/types.ts";
+import { deepCopy } from "../api/readonly.ts";
+import { formatMicroTime } from "../leaderelection/lease_lock.ts";
+import { LeadershipLostError, Manager } from "./manager.ts";
+import { parsePrometheusText } from "./_prom_text_test_util.ts";
+import { TestCluster } from "./_test_util.ts";
+
+/** fetch that the test's settle() can wait for. */
+async function get(url: string): Promise<{ status: number; body: string }> {
+  const res = await fetch(url);
+  return { status: res.status, body: await res.text() };
+}
+
+Deno.test("Manager /readyz answers 503 until every informer synced, then 200 (?verbose lists the checks); /healthz 200 while running; both stop with run()", async () => {
+  await using c = await TestCluster.start();
+  c.server.create(ConfigMaps, {
+    metadata: { name: "a", namespace: "default" },
+  });
+  // The first lists fail: the informers retry with backoff on the fake clock.
+  c.server.faults.failNext(2, {
+    status: 500,
+    match: (r) => new URL(r.url).pathname.endsWith("/configmaps"),
+  });
+  await using manager = new Manager(c.client(), {
+    clock: c.clock,
+    health: { port: 0 },
+  });
+  manager.controller("cm", ConfigMaps).owns(Secrets).complete(() => {});
+  const run = c.run(manager);
+  const base = `http://127.0.0.1:${manager.addresses().health!.port}`;
+  await c.settle();
+  let ready = await get(`${base}/readyz`);
+  assert.equal(ready.status, 503);
+  assert.equal(
+    ready.body,
+    "[+]ping ok\n[-]informer-sync:configmaps failed: reason withheld\n[+]informer-sync:secrets ok\nreadyz check failed\n",
+  );
+  assert.deepEqual(await get(`${base}/healthz`), { status: 200, body: "ok" });
+  await c.until(() => manager.controllers()[0].hasSynced(), "sync");
+  ready = await get(`${base}/readyz`);
+  assert.deepEqual(ready, { status: 200, body: "ok" });
+  ready = await get(`${base}/readyz?verbose`);
+  assert.equal(
+    ready.body,
+    "[+]ping ok\n[+]informer-sync:configmaps ok\n[+]informer-sync:secrets ok\nreadyz check passed\n",
+  );
+  assert.equal((await get(`${base}/nope`)).status, 404);
+  await run.stop();
+  await assert.rejects(fetch(`${base}/healthz`), TypeError, "server closed");
+  assert.deepEqual(manager.addresses(), {});
+});
+
+Deno.test("Manager /metrics: the controller-runtime, workqueue, client-go and informer families, valid Prometheus text", async () => {
+  await using c = await TestCluster.start();
+  c.server.create(ConfigMaps, {
+    metadata: { name: "a", namespace: "default" },
+  });
+  await using manager = new Manager(c.client(), {
+    clock: c.clock,
+    metrics: { port: 0 },
+    leaderElection: { name: "lock", namespace: "default", identity: "me" },
+  });
+  let n = 0;
+  manager.controller("cm", ConfigMaps, { maxConcurrentReconciles: 2 })
+    .complete(() => {
+      n++;
+    });
+  const run = c.run(manager);
+  await c.until(() => n === 1, "a reconcile");
+  const res = await fetch(
+    `http://127.0.0.1:${manager.addresses().metrics!.port}/metrics`,
+  );
+  assert.equal(
+    res.headers.get("content-type"),
+    "text/plain; version=0.0.4; charset=utf-8",
+  );
+  const families = parsePrometheusText(await res.text());
+  const value = (name: string, labels: Record<string, string>) =>
+    [...families.values()].flatMap((f) => f.samples).find((s) =>
+      s.name === name &&
+      Object.entries(labels).every(([k, v]) => s.labels[k] === v)
+    )?.value;
+  const types = Object.fromEntries([...families].map(([k, f]) => [k, f.type]));
+  assert.deepEqual(types, {
+    controller_runtime_active_workers: "gauge",
+    controller_runtime_max_concurrent_reconciles: "gauge",
+    controller_runtime_reconcile_errors_total: "counter",
+    controller_runtime_reconcile_time_seconds: "histogram",
+    controller_runtime_reconcile_total: "counter",
+    kubecache_informer_synced: "gauge",
+    kubecache_reflector_last_sync_resource_version: "gauge",
+    kubecache_reflector_lists_total: "counter",
+    kubecache_reflector_watch_events_total: "counter",
+    leader_election_master_status: "gauge",
+    workqueue_adds_total: "counter",
+    workqueue_depth: "gauge",
+    workqueue_longest_running_processor_seconds: "gauge",
+    workqueue_queue_duration_seconds: "histogram",
+    workqueue_retries_total: "counter",
+    workqueue_unfinished_work_seconds: "gauge",
+    workqueue_work_duration_seconds: "histogram",
+  });
+  const ctl = { controller: "cm" };
+  assert.equal(
+    value("controller_runtime_reconcile_total", { ...ctl, result: "success" }),
+    1,
+  );
+  assert.equal(
+    value("controller_runtime_reconcile_total", { ...ctl, result: "error" }),
+    0,
+  );
+  assert.equal(value("controller_runtime_max_concurrent_reconciles", ctl), 2);
+  assert.equal(value("workqueue_adds_total", { name: "cm" }), 1);
+  assert.equal(value("workqueue_depth", { name: "cm" }), 0);
+  assert.equal(
+    value("workqueue_work_duration_seconds_count", { name: "cm" }),
+    1,
+  );
+  assert.equal(value("leader_election_master_status", { name: "lock" }), 1);
+  assert.equal(
+    value("kubecache_informer_synced", { resource: "configmaps" }),
+    1,
+  );
+  assert.equal(
+    value("kubecache_reflector_lists_total", { resource: "configmaps" }),
+    1,
+  );
+  assert.equal(
+    value("kubecache_reflector_last_sync_resource_version", {
+      resource: "configmaps",
+    }),
+    Number(manager.factory.informerFor(ConfigMaps).lastSyncResourceVersion()),
+  );
+  c.server.create(ConfigMaps, {
+    metadata: { name: "b", namespace: "default" },
+  });
+  await c.until(() => n === 2, "second reconcile");
+  assert.match(
+    manager.metrics.expose(),
+    /^kubecache_reflector_watch_events_total\{resource="configmaps"\} 1$/m,
+  );
+  await run.stop();
+});
+
+/** A manager with leader election on `c`, logging what it reconciles. */
+function replica(c: TestCluster, id: string) {
+  const reconciled: string[] = [];
+  const manager = new Manager(c.client(), {
+    clock: c.clock,
+    leaderElection: { name: "lock", namespace: "default", identity: id },
+  });
+  manager.controller("cm", ConfigMaps).complete((req) => {
+    reconciled.push(req.name);
+  });
+  return { id, manager, reconciled, run: c.run(manager) };
+}
+
+const holder = (c: TestCluster) =>
+  c.server.get(Leases, "default", "lock")?.spec?.holderIdentity;
+
+Deno.test("Manager leader election: of two managers one reconciles; when it stops it releases the Lease and the other takes over", async () => {
+  await using c = await TestCluster.start();
+  c.server.create(ConfigMaps, {
+    metadata: { name: "one", namespace: "default" },
+  });
+  const a = replica(c, "A");
+  await c.until(() => a.reconciled.includes("one"), "A reconciles");
+  const b = replica(c, "B");
+  await c.until(() => b.manager.controllers()[0].hasSynced(), "B synced");
+  c.server.create(ConfigMaps, {
+    metadata: { name: "two", namespace: "default" },
+  });
+  await c.until(() => a.reconciled.includes("two"), "A reconciles two");
+  await c.clock.step(5_000);
+  await c.settle();
+  assert.deepEqual(b.reconciled, [], "B works while A leads");
+  assert.equal(holder(c), "A");
+
+  const stoppedAt = c.clock.now();
+  await a.run.stop();
+  assert.equal(holder(c), "", "A released the Lease");
+  await c.until(() => holder(c) === "B", "B takes over");
+  const tookOver = Date.parse(
+    c.server.get(Leases, "default", "lock")!.spec!.acquireTime!,
+  ) - stoppedAt;
+  assert.ok(tookOver <= 2.2 * 2_000 + 500, `B took over after ${tookOver} ms`);
+  // B's warm cache and queue: it reconciles every key once on taking over.
+  await c.until(() => b.reconciled.length === 2, "B reconciles its queue");
+  assert.deepEqual(b.reconciled.sort(), ["one", "two"]);
+  await b.run.stop();
+  await a.manager[Symbol.asyncDispose]();
+  await b.manager[Symbol.asyncDispose]();
+});
+
+Deno.test("Manager losing leadership aborts the reconciles in flight and rejects run() with LeadershipLostError", async () => {
+  await using c = await TestCluster.start();
+  c.server.create(ConfigMaps, {
+    metadata: { name: "slow", namespace: "default" },
+  });
+  await using manager = new Manager(c.client(), {
+    clock: c.clock,
+    leaderElection: { name: "lock", namespace: "default", identity: "me" },
+  });
+  let inFlight: AbortSignal | undefined;
+  manager.controller("cm", ConfigMaps).complete(async (_req, ctx) => {
+    inFlight = ctx.signal;
+    await new Promise((resolve) =>
+      ctx.signal.addEventListener("abort", resolve)
+    );
+  });
+  const stop = new AbortController();
+  const done = manager.run(stop.signal);
+  let outcome: unknown;
+  done.then(() => (outcome = "resolved"), (err) => (outcome = err));
+  await c.until(() => inFlight !== undefined, "reconcile started");
+  // Another replica takes the Lease (as after a long pause of this one).
+  const lease = deepCopy(c.server.get(Leases, "default", "lock")!) as Lease;
+  lease.spec!.holderIdentity = "thief";
+  lease.spec!.renewTime = formatMicroTime(c.clock.now());
+  c.server.update(Leases, lease);
+  await c.until(() => outcome !== undefined, "run() to end", {
+    maxMs: 20_000,
+  });
+  assert.ok(outcome instanceof LeadershipLostError, String(outcome));
+  assert.ok(inFlight!.aborted, "the reconcile in flight was told to stop");
+  assert.ok(!stop.signal.aborted);
+});
+
+Deno.test("Manager graceful shutdown: no new keys, in-flight reconciles get gracefulShutdownTimeout before ctx.signal aborts, then run() resolves", async () => {
+  await using c = await TestCluster.start();
+  for (const name of ["a", "b"]) {
+    c.server.create(ConfigMaps, { metadata: { name, namespace: "default" } });
+  }
+  await using manager = new Manager(c.client(), {
+    clock: c.clock,
+    gracefulShutdownTimeout: 10_000,
+  });
+  const started: string[] = [];
+  let abortedAt: number | undefined;
+  manager.controller("cm", ConfigMaps).complete(async (req, ctx) => {
+    started.push(req.name);
+    // Slow: ends only when told to.
+    await new Promise((resolve) =>
+      ctx.signal.addEventListener("abort", resolve)
+    );
+    abortedAt = c.clock.now();
+  });
+  const stop = new AbortController();
+  let resolvedAt: number | undefined;
+  const done = manager.run(stop.signal).then(() => {
+    resolvedAt = c.clock.now();
+  });
+  await c.until(() => started.length === 1, "one reconcile in flight");
+  const stoppedAt = c.clock.now();
+  stop.abort();
+  await c.until(() => resolvedAt !== undefined, "run() resolves", {
+    stepMs: 500,
+  });
+  await done;
+  assert.equal(abortedAt! - stoppedAt, 10_000);
+  assert.ok(resolvedAt! - stoppedAt < 10_600);
+  assert.equal(started.length, 1, "no new key was taken after the stop");
+});
+
+Deno.test("Manager graceful shutdown: a reconcile that ends within the timeout is not aborted, and run() resolves without waiting for the timeout", async () => {
+  await using c = await TestCluster.start();
+  c.server.create(ConfigMaps, {
+    metadata: { name: "a", namespace: "default" },
+  });
+  await using manager = new Manager(c.client(), { clock: c.clock });
+  let aborted: boolean | undefined;
+  let entered = false;
+  manager.controller("cm", ConfigMaps).complete(async (_req, ctx) => {
+    entered = true;
+    await c.clock.sleep(1_000);
+    aborted = ctx.signal.aborted;
+  });
+  const stop = new AbortController();
+  let resolvedAt: number | undefined;
+  const done = manager.run(stop.signal).then(() => {
+    resolvedAt = c.clock.now();
+  });
+  await c.until(() => entered, "reconcile in flight");
+  const stoppedAt = c.clock.now();
+  stop.abort();
+  await c.until(() => resolvedAt !== undefined, "run() resolves");
+  await done;
+  assert.equal(aborted, false);
+  assert.ok(resolvedAt! - stoppedAt < 1_200, `${resolvedAt! - stoppedAt} ms`);
+});
+
+Deno.test("Manager checks its arguments at the call and runs once", async () => {
+  await using c = await TestCluster.start();
+  const client = c.client();
+  assert.throws(
+    () => new Manager({} as never),
+    /new Manager: client must be a KubeClient, got an object/,
+  );
+  assert.throws(
+    () => new Manager(client, { gracefulShutdownTimeout: -1 }),
+    /gracefulShutdownTimeout must be a finite number of milliseconds >= 0, got -1/,
+  );
+  assert.throws(
+    () => new Manager(client, { leaderElection: { name: "", namespace: "x" } }),
+    /opts.leaderElection.name must be a non-empty string, got ""/,
+  );
+  await using manager = new Manager(client, { clock: c.clock });
+  await assert.rejects(
+    manager.run("no" as never),
+    /Manager.run: signal must be an AbortSignal, got "no"/,
+  );
+  const run = c.run(manager);
+  await assert.rejects(
+    manager.run(new AbortController().signal),
+    /run already/,
+  );
+  assert.throws(
+    () => manager.controller("late", ConfigMaps),
+    /the manager has started/,
+  );
+  await run.stop();
+});
