@@ -1,24 +1,21 @@
 /**
- * A controller in client-go's shape: it keeps a `kubecache.dev/data-hash`
+ * A controller on kubecache's Manager: it keeps a `kubecache.dev/data-hash`
  * annotation on every ConfigMap equal to a hash of its data, so pods can
- * roll when their configuration changes.
- *
- * - a SharedInformerFactory watches ConfigMaps; its handlers only enqueue
- *   `namespace/name` keys on a rate-limited work queue;
- * - workers (`runWorkers`) reconcile one key at a time from the lister (the
- *   cache), never the same key in two workers, retrying failures with
- *   backoff; its own patches come back as updates whose hash matches, so it
- *   settles;
- * - leader election over a Lease lets several replicas run side by side:
- *   all keep a warm cache, only the leader's workers run.
+ * roll when their configuration changes, and records an Event each time.
  *
  *   deno run -A examples/configmap_controller.ts [--demo] [--id NAME]
+ *     [--metrics-port 8080] [--health-port 8081]
  *
- * Start it twice with different `--id`s against one cluster: one leads and
- * reconciles, the other waits. Ctrl-C on the leader releases the lease and
- * the other takes over within a few seconds; after a SIGKILL it takes over
- * once the lease expires (about 15 s). A replica that loses leadership
- * without being asked exits with status 1, for its supervisor to restart.
+ * The Manager does the wiring: one shared informer per type, a rate-limited
+ * queue whose workers never reconcile one key twice at once, retries with
+ * backoff, Events, `/metrics`, `/healthz` and `/readyz`, and leader
+ * election over a Lease. Start it twice with different `--id`s against one
+ * cluster: one leads and reconciles, the other keeps a warm cache and
+ * waits. SIGTERM or Ctrl-C on the leader finishes its reconciles, releases
+ * the Lease, and the other takes over within a few seconds; after a
+ * SIGKILL it takes over once the Lease expires (about 15 s). A replica
+ * that loses leadership without being asked exits with status 1, for its
+ * supervisor to restart.
  *
  * @module
  */
@@ -28,13 +25,13 @@ import {
   type ConfigMap,
   ConfigMaps,
   type DeepReadonly,
-  deletionHandlingMetaNamespaceKeyFunc,
   type KubeClient,
-  RateLimitingQueue,
-  runWorkers,
-  SharedInformerFactory,
 } from "../mod.ts";
-import { LeaderElector, LeaseLock } from "../leaderelection/mod.ts";
+import {
+  LeadershipLostError,
+  Manager,
+  type Reconciler,
+} from "../controller/mod.ts";
 import { connect } from "./_connect.ts";
 
 /** The annotation the controller maintains. */
@@ -42,22 +39,6 @@ export const ANNOTATION = "kubecache.dev/data-hash";
 
 /** Name of the Lease the replicas share. */
 export const LEASE_NAME = "configmap-controller";
-
-/** What {@link runController} needs. */
-export interface ControllerOptions {
-  /** Client of the cluster. */
-  client: KubeClient;
-  /** This replica's identity in the election; unique per replica. */
-  id: string;
-  /** Clock of the informers, queue and election. Default: the real clock. */
-  clock?: Clock;
-  /** Concurrent reconciles. Default 2. */
-  workers?: number;
-  /** Namespace of the Lease. Default "default". */
-  leaseNamespace?: string;
-  /** Where progress lines go. Default `console.log`. */
-  log?: (line: string) => void;
-}
 
 /**
  * Hex of the first 8 bytes of the SHA-256 of a ConfigMap's sorted data.
@@ -76,111 +57,105 @@ export async function hashOf(cm: DeepReadonly<ConfigMap>): Promise<string> {
 }
 
 /**
- * Run one replica until `signal` aborts (`"stopped"`) or it loses
- * leadership without being asked (`"lost"`). Rejects (after stepping down)
- * if an informer stops on a fatal error, such as the mutation detector
- * firing (`factory.stopped()`).
+ * The business logic: read the ConfigMap from the cache, and patch its
+ * annotation when the hash differs. Its own patch comes back as an update
+ * whose hash matches, so it settles. A failed patch throws: the Manager
+ * retries the key with backoff.
  */
-export async function runController(
-  opts: ControllerOptions,
-  signal: AbortSignal,
-): Promise<"stopped" | "lost"> {
-  const { client, id, clock } = opts;
-  const log = opts.log ?? console.log;
-  await using factory = new SharedInformerFactory(client, { clock });
-  const informer = factory.informerFor<ConfigMap>(ConfigMaps);
-  const configMaps = factory.lister<ConfigMap>(ConfigMaps);
-  const queue = new RateLimitingQueue<string>(undefined, {
-    name: "configmaps",
-    clock,
-  });
-
-  // Handlers only say which key changed; the workers do the work. A key
-  // changed ten times while a worker is busy is reconciled once more, with
-  // the latest state from the cache.
-  const enqueue = (obj: unknown) =>
-    queue.add(deletionHandlingMetaNamespaceKeyFunc(obj));
-  informer.addEventHandler({
-    onAdd: enqueue,
-    onUpdate: (_old, cm) => enqueue(cm),
-    onDelete: enqueue,
-  });
-
-  async function reconcile(key: string, stop: AbortSignal): Promise<void> {
-    const cm = configMaps.get(key); // the cache, not the server
+export function hashReconciler(
+  manager: Manager,
+  log: (line: string) => void,
+): Reconciler {
+  const configMaps = manager.factory.lister(ConfigMaps);
+  return async ({ namespace, name }, ctx) => {
+    const cm = configMaps.namespaced(namespace!).get(name);
     if (!cm) return; // deleted: nothing to clean up
     const hash = await hashOf(cm);
     if (cm.metadata.annotations?.[ANNOTATION] === hash) return;
-    await client.patch(ConfigMaps, cm.metadata.name!, {
+    await ctx.client.patch(ConfigMaps, name, {
       metadata: { annotations: { [ANNOTATION]: hash } },
-    }, { namespace: cm.metadata.namespace, patchType: "merge", signal: stop });
-    log(`annotated ${key} with ${hash}`);
-  }
+    }, { namespace, patchType: "merge", signal: ctx.signal });
+    ctx.recorder.event(cm, "Normal", "Annotated", `data hash is ${hash}`);
+    log(`annotated ${namespace}/${name} with ${hash}`);
+  };
+}
 
-  // A fatal informer error ends the replica: a leader on a broken cache
-  // must not go on reconciling.
-  const halt = new AbortController();
-  const failed: { error?: unknown } = {};
-  factory.stopped().catch((error) => {
-    failed.error = error;
-    halt.abort(error);
+/** What {@link runReplica} needs. */
+export interface ReplicaOptions {
+  /** Client of the cluster. */
+  client: KubeClient;
+  /** This replica's identity in the election; unique per replica. */
+  id: string;
+  /** Clock of the informers, queue and election. Default: the real clock. */
+  clock?: Clock;
+  /** Namespace of the Lease. Default "default". */
+  leaseNamespace?: string;
+  /** Ports of `/metrics` and `/healthz` + `/readyz`; none by default. */
+  metricsPort?: number;
+  healthPort?: number;
+  /** Where progress lines go. Default `console.log`. */
+  log?: (line: string) => void;
+}
+
+/**
+ * Run one replica until `signal` aborts (`"stopped"`) or it loses
+ * leadership without being asked (`"lost"`).
+ */
+export async function runReplica(
+  opts: ReplicaOptions,
+  signal: AbortSignal,
+): Promise<"stopped" | "lost"> {
+  const log = opts.log ?? console.log;
+  await using manager = new Manager(opts.client, {
+    clock: opts.clock,
+    leaderElection: {
+      name: LEASE_NAME,
+      namespace: opts.leaseNamespace ?? "default",
+      identity: opts.id,
+    },
+    metrics: opts.metricsPort === undefined
+      ? false
+      : { port: opts.metricsPort },
+    health: opts.healthPort === undefined ? false : { port: opts.healthPort },
   });
-  const running = AbortSignal.any([signal, halt.signal]);
-
+  manager.controller("configmap-hash", ConfigMaps, {
+    maxConcurrentReconciles: 2,
+  }).complete(hashReconciler(manager, log));
+  log(`watching ConfigMaps as ${opts.id} (Ctrl-C to stop)`);
   try {
-    factory.start(signal);
-    await factory.waitForCacheSync(running);
-    if (halt.signal.aborted) throw failed.error;
-    if (signal.aborted) return "stopped";
-    log(`synced; watching ConfigMaps as ${id} (Ctrl-C to stop)`);
-    const elector = new LeaderElector({
-      lock: new LeaseLock({
-        client,
-        namespace: opts.leaseNamespace ?? "default",
-        name: LEASE_NAME,
-        identity: id,
-      }),
-      clock,
-      releaseOnCancel: true,
-      callbacks: {
-        onStartedLeading: (leading) => {
-          log(`${id} leads`);
-          // Resolves once `leading` aborts and the reconciles in flight end;
-          // only then is the lease released.
-          return runWorkers(queue, opts.workers ?? 2, reconcile, leading, {
-            onError: (err, key) =>
-              log(`${key}: ${err instanceof Error ? err.message : err}`),
-          });
-        },
-        onStoppedLeading: () => log(`${id} stopped`),
-        onNewLeader: (leader) => {
-          if (leader && leader !== id) log(`${id} waits: ${leader} leads`);
-        },
-      },
-    });
-    await elector.run(running);
-    if (halt.signal.aborted) throw failed.error;
-    return signal.aborted ? "stopped" : "lost";
-  } finally {
-    queue.shutDown();
+    await manager.run(signal);
+    return "stopped";
+  } catch (err) {
+    if (err instanceof LeadershipLostError) return "lost";
+    throw err;
   }
 }
 
 if (import.meta.main) {
-  const at = Deno.args.indexOf("--id");
-  const id = at >= 0 && Deno.args[at + 1]
-    ? Deno.args[at + 1]
-    : `${Deno.hostname()}-${crypto.randomUUID().slice(0, 8)}`;
+  const flag = (name: string) => {
+    const at = Deno.args.indexOf(name);
+    return at >= 0 ? Deno.args[at + 1] : undefined;
+  };
+  const id = flag("--id") ??
+    `${Deno.hostname()}-${crypto.randomUUID().slice(0, 8)}`;
+  const port = (name: string) => {
+    const v = flag(name);
+    return v === undefined ? undefined : Number(v);
+  };
   // --demo: the embedded demo cluster; else your kubeconfig's cluster.
   await using connection = await connect(Deno.args);
   const stop = new AbortController();
-  const onInterrupt = () => stop.abort();
-  Deno.addSignalListener("SIGINT", onInterrupt);
-  const ended = await runController(
-    { client: connection.client, id },
-    stop.signal,
-  );
-  Deno.removeSignalListener("SIGINT", onInterrupt);
+  const onSignal = () => stop.abort();
+  Deno.addSignalListener("SIGINT", onSignal);
+  Deno.addSignalListener("SIGTERM", onSignal);
+  const ended = await runReplica({
+    client: connection.client,
+    id,
+    metricsPort: port("--metrics-port"),
+    healthPort: port("--health-port"),
+  }, stop.signal);
+  Deno.removeSignalListener("SIGINT", onSignal);
+  Deno.removeSignalListener("SIGTERM", onSignal);
   if (ended === "lost") {
     console.error(`${id} lost leadership; exiting`);
     Deno.exitCode = 1;

@@ -4,13 +4,9 @@
 // reconciles what changes next.
 
 import assert from "node:assert/strict";
-import { ConfigMaps, KubeConfig, Leases } from "../mod.ts";
+import { ConfigMaps, Events, KubeConfig, Leases } from "../mod.ts";
 import { FakeApiServer, FakeClock, TrackedClient } from "../testing/mod.ts";
-import {
-  ANNOTATION,
-  LEASE_NAME,
-  runController,
-} from "./configmap_controller.ts";
+import { ANNOTATION, LEASE_NAME, runReplica } from "./configmap_controller.ts";
 
 interface Replica {
   id: string;
@@ -31,17 +27,19 @@ Deno.test("examples/configmap_controller.ts: of two replicas exactly one reconci
     });
   configMap("one", { a: "1" });
 
+  const replicas: Replica[] = [];
   const start = (id: string): Replica => {
     const client = new TrackedClient(config);
     const lines: string[] = [];
     const stop = new AbortController();
-    const ended = runController(
+    const ended = runReplica(
       { client, id, clock, log: (line) => lines.push(line) },
       stop.signal,
     );
-    return { id, lines, stop, ended, client };
+    const r = { id, lines, stop, ended, client };
+    replicas.push(r);
+    return r;
   };
-  const replicas: Replica[] = [];
   // Let real HTTP settle (no request in flight for a few event loop turns),
   // then move the fake clock a little; never sleep on the wall clock.
   const until = async (cond: () => boolean, what: string) => {
@@ -60,40 +58,40 @@ Deno.test("examples/configmap_controller.ts: of two replicas exactly one reconci
   const annotated = (r: Replica) =>
     r.lines.filter((l) => l.startsWith("annotated default/"));
   const annotation = (name: string) =>
-    server.list(ConfigMaps, "default").find((c) => c.metadata.name === name)
-      ?.metadata.annotations?.[ANNOTATION];
+    server.get(ConfigMaps, "default", name)?.metadata.annotations?.[ANNOTATION];
+  const holder = () =>
+    server.get(Leases, "default", LEASE_NAME)?.spec?.holderIdentity;
 
   const a = start("A");
-  replicas.push(a);
-  await until(() => a.lines.includes("A leads"), "A to lead");
   await until(() => annotated(a).length === 1, "A to annotate one");
+  assert.equal(holder(), "A");
   assert.match(annotation("one")!, /^[0-9a-f]{16}$/);
+  const [event] = server.list(Events, "default");
+  assert.equal(event.reason, "Annotated");
+  assert.equal(event.source?.component, "configmap-hash");
   const b = start("B");
-  replicas.push(b);
-  await until(() => b.lines.includes("B waits: A leads"), "B to see A");
+  await until(() => b.lines.length === 1, "B to start");
 
   configMap("two", { b: "2" });
   const logged = (key: string) =>
     [a, b].some((r) => r.lines.some((l) => l.startsWith(`annotated ${key} `)));
   await until(() => logged("default/two"), "two annotated");
+  await clock.step(3_000);
   assert.deepEqual(annotated(a).map((l) => l.split(" ")[1]), [
     "default/one",
     "default/two",
   ]);
   assert.deepEqual(annotated(b), [], "B reconciled while A leads");
 
-  // A stops (Ctrl-C): it releases the lease, B takes over.
+  // A stops (SIGTERM): it releases the lease, B takes over.
   const stoppedAt = clock.now();
   a.stop.abort();
+  await until(() => holder() === "", "A to release");
   assert.equal(await a.ended, "stopped");
-  assert.equal(a.lines.at(-1), "A stopped");
-  await until(() => b.lines.includes("B leads"), "B to take over");
-  const lease = server.list(Leases, "default").find((l) =>
-    l.metadata.name === LEASE_NAME
-  )!;
-  assert.equal(lease.spec!.holderIdentity, "B");
+  await until(() => holder() === "B", "B to take over");
+  const lease = server.get(Leases, "default", LEASE_NAME)!;
   const tookOver = Date.parse(lease.spec!.acquireTime!) - stoppedAt;
-  assert.ok(tookOver <= 2.2 * 2_000, `B took over after ${tookOver} ms`);
+  assert.ok(tookOver <= 2.2 * 2_000 + 100, `B took over after ${tookOver} ms`);
 
   configMap("three", { c: "3" });
   await until(() => logged("default/three"), "three annotated");
@@ -103,6 +101,7 @@ Deno.test("examples/configmap_controller.ts: of two replicas exactly one reconci
   assert.equal(annotated(a).length, 2, "A did nothing after it stopped");
 
   b.stop.abort();
+  await until(() => holder() === "", "B to release");
   assert.equal(await b.ended, "stopped");
   a.client.close();
   b.client.close();

@@ -45,7 +45,7 @@ Deno.test("examples/configmap_controller.ts annotates config maps with their dat
     "configmap_controller.ts",
     /^annotated shop\/feature-flags with [0-9a-f]{16}$/m,
   );
-  assert.match(output, /^synced; watching ConfigMaps/m);
+  assert.match(output, /^watching ConfigMaps as /m);
   assert.ok(success, output);
 });
 
@@ -94,6 +94,7 @@ current-context: c
     const file of [
       "watch_pods.ts",
       "configmap_controller.ts",
+      "secret_generator.ts",
       "custom_index.ts",
     ]
   ) {

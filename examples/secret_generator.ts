@@ -1,0 +1,131 @@
+/**
+ * A controller with owned objects, a finalizer and Events: every ConfigMap
+ * labelled `kubecache.dev/generate-secret=true` gets a Secret
+ * `<name>-generated` holding a random value for each key its `keys` entry
+ * lists (`keys: "username,password"`). Values, once made, are kept; keys
+ * no longer listed go. The Secret is owned by the ConfigMap (the garbage
+ * collector deletes it with it, and editing or deleting the Secret by hand
+ * reconciles the ConfigMap again); a finalizer on the ConfigMap makes the
+ * controller delete the Secret itself and say so in an Event before the
+ * ConfigMap goes, even when it is deleted with `--cascade=orphan`.
+ *
+ *   deno run -A examples/secret_generator.ts [--demo]
+ *   kubectl create configmap db --from-literal=keys=username,password
+ *   kubectl label configmap db kubecache.dev/generate-secret=true
+ *   kubectl get secret db-generated -o yaml; kubectl get events
+ *
+ * @module
+ */
+
+import {
+  type ConfigMap,
+  ConfigMaps,
+  deepCopy,
+  isNotFound,
+  type Secret,
+  Secrets,
+} from "../mod.ts";
+import {
+  addFinalizer,
+  createOrPatch,
+  hasFinalizer,
+  Manager,
+  type Reconciler,
+  removeFinalizer,
+  setControllerReference,
+} from "../controller/mod.ts";
+import { connect } from "./_connect.ts";
+
+/** The label that asks for a Secret. */
+export const LABEL = "kubecache.dev/generate-secret";
+/** The finalizer the controller keeps on the ConfigMaps it serves. */
+export const FINALIZER = "kubecache.dev/generated-secret";
+
+/** The name of the Secret generated for ConfigMap `name`. */
+export const secretName = (name: string): string => `${name}-generated`;
+
+/** 24 random bytes, base64: one generated value. */
+function randomValue(): string {
+  return btoa(
+    String.fromCharCode(...crypto.getRandomValues(new Uint8Array(24))),
+  );
+}
+
+/** The reconciler: owned Secret, finalizer, Events. */
+export function secretGenerator(manager: Manager): Reconciler {
+  const configMaps = manager.factory.lister(ConfigMaps);
+  return async ({ namespace, name }, { client, recorder, signal }) => {
+    const cached = configMaps.namespaced(namespace!).get(name);
+    if (!cached) return; // gone: the finalizer already cleaned up
+    const wanted = cached.metadata.labels?.[LABEL] === "true";
+
+    // Being deleted, or no longer asking: delete the Secret, then let go.
+    if (cached.metadata.deletionTimestamp || !wanted) {
+      if (!hasFinalizer(cached, FINALIZER)) return;
+      try {
+        await client.delete(Secrets, secretName(name), { namespace, signal });
+        recorder.event(
+          cached,
+          "Normal",
+          "SecretDeleted",
+          `deleted Secret ${secretName(name)}`,
+        );
+      } catch (err) {
+        if (!isNotFound(err)) throw err; // retried with backoff
+      }
+      const cm = deepCopy(cached) as ConfigMap;
+      removeFinalizer(cm, FINALIZER);
+      await client.update(ConfigMaps, cm, { signal });
+      return;
+    }
+
+    // First sight: hold the ConfigMap until the Secret is cleaned up.
+    if (!hasFinalizer(cached, FINALIZER)) {
+      const cm = deepCopy(cached) as ConfigMap;
+      addFinalizer(cm, FINALIZER);
+      // The update comes back as an event: the next reconcile goes on.
+      await client.update(ConfigMaps, cm, { signal });
+      return;
+    }
+
+    const keys = (cached.data?.keys ?? "").split(",").map((k) => k.trim())
+      .filter((k) => k !== "");
+    const desired: Secret = {
+      metadata: { name: secretName(name), namespace },
+      type: "Opaque",
+    };
+    const result = await createOrPatch(client, Secrets, desired, (secret) => {
+      setControllerReference(cached, secret);
+      const data: Record<string, string> = {};
+      for (const key of keys) data[key] = secret.data?.[key] ?? randomValue();
+      secret.data = data;
+    });
+    if (result !== "unchanged") {
+      recorder.event(
+        cached,
+        "Normal",
+        result === "created" ? "SecretCreated" : "SecretUpdated",
+        `Secret ${secretName(name)} holds ${keys.length} generated value(s)`,
+      );
+    }
+  };
+}
+
+/** Add the controller to `manager`. */
+export function addSecretGenerator(manager: Manager): void {
+  manager.controller("secret-generator", ConfigMaps)
+    .owns(Secrets)
+    .complete(secretGenerator(manager));
+}
+
+if (import.meta.main) {
+  // --demo: the embedded demo cluster; else your kubeconfig's cluster.
+  await using connection = await connect(Deno.args);
+  await using manager = new Manager(connection.client);
+  addSecretGenerator(manager);
+  const stop = new AbortController();
+  Deno.addSignalListener("SIGINT", () => stop.abort());
+  Deno.addSignalListener("SIGTERM", () => stop.abort());
+  console.log(`generating Secrets for ConfigMaps labelled ${LABEL}=true`);
+  await manager.run(stop.signal);
+}
