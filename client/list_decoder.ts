@@ -10,6 +10,12 @@
  * @module
  */
 
+import {
+  DEFAULT_MAX_JSON_DEPTH,
+  DEFAULT_MAX_OBJECT_BYTES,
+  tooDeep,
+} from "./_json_limits.ts";
+
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const COMMA = 0x2c;
@@ -88,6 +94,10 @@ export class ListDecoder {
   #block: Uint8Array[] | undefined;
   #blockBytes = 0;
   #blockSize: number;
+  /** The longest item accepted, in bytes. */
+  #maxItem: number;
+  /** The deepest nesting accepted, the list's own two levels included. */
+  #maxDepth: number;
 
   /**
    * Create a decoder.
@@ -99,11 +109,16 @@ export class ListDecoder {
     opts: {
       blockBytes?: number;
       mapItem?: (item: unknown) => unknown;
+      maxObjectBytes?: number;
+      maxJsonDepth?: number;
     } = {},
   ) {
     this.#what = what;
     this.#map = opts.mapItem;
-    this.#blockSize = opts.blockBytes ?? 1024 * 1024;
+    this.#maxItem = opts.maxObjectBytes ?? DEFAULT_MAX_OBJECT_BYTES;
+    this.#maxDepth = opts.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH;
+    // A run cut without a scan holds at most a block: within the item limit.
+    this.#blockSize = Math.min(opts.blockBytes ?? 1024 * 1024, this.#maxItem);
     if (this.#blockSize <= 0) this.#guess = false;
   }
 
@@ -164,10 +179,14 @@ export class ListDecoder {
     const runBytes = this.#blockBytes - block[last].length + comma;
     let run: unknown[];
     try {
-      run = JSON.parse(
-        this.#utf8.decode(asArray(block, last, comma, runBytes)),
-      );
-    } catch {
+      const text = this.#utf8.decode(asArray(block, last, comma, runBytes));
+      // The run is the items array's contents: two levels below the top.
+      if (tooDeep(text, this.#maxDepth - 2)) this.#tooDeep();
+      run = JSON.parse(text);
+    } catch (err) {
+      if (err instanceof SyntaxError && err.message.includes("maxJsonDepth")) {
+        throw err;
+      }
       this.#scanBlock();
       return;
     }
@@ -247,7 +266,7 @@ export class ListDecoder {
           itemStart = i;
           if (runStart < 0) runStart = i;
         }
-        depth++;
+        if (++depth > this.#maxDepth) this.#tooDeep();
         if (depth === 1) this.#topIsObject = c === OPEN_BRACE;
         else if (depth === 2 && c === OPEN_BRACKET && !inItems) {
           // Keep the bytes up to "[" first: the key may be among them.
@@ -265,7 +284,12 @@ export class ListDecoder {
         if (depth < 0) this.#fail("a bracket closes nothing");
         if (inItems && depth === 2) {
           if (itemStart < 0) this.#finishPending(chunk.subarray(0, i + 1));
-          else runEnd = i + 1;
+          else {
+            if (i + 1 - itemStart > this.#maxItem) {
+              this.#tooLong(i + 1 - itemStart);
+            }
+            runEnd = i + 1;
+          }
           itemStart = -1;
           this.#between = Between.Item;
         } else if (inItems && depth === 1) {
@@ -294,6 +318,12 @@ export class ListDecoder {
       const tail = chunk.slice(itemStart < 0 ? 0 : itemStart);
       this.#pending.push(tail);
       this.#pendingBytes += tail.length;
+      if (this.#pendingBytes > this.#maxItem) {
+        const bytes = this.#pendingBytes;
+        this.#pending = [];
+        this.#pendingBytes = 0;
+        this.#tooLong(bytes);
+      }
     } else if (plain >= 0) this.#keep(chunk.subarray(plain));
     this.#depth = depth;
     this.#inString = inString;
@@ -320,6 +350,18 @@ export class ListDecoder {
       (value as { items: unknown[] }).items = this.#items;
     }
     return value;
+  }
+
+  #tooLong(bytes: number): never {
+    this.#fail(
+      `an item is longer than ${this.#maxItem} bytes (maxObjectBytes), ${bytes} so far`,
+    );
+  }
+
+  #tooDeep(): never {
+    this.#fail(
+      `JSON nested deeper than ${this.#maxDepth} levels (maxJsonDepth)`,
+    );
   }
 
   #fail(why: string): never {
@@ -372,6 +414,9 @@ export class ListDecoder {
 
   /** Join the pieces of an item split across chunks and parse it. */
   #finishPending(last: Uint8Array): void {
+    if (this.#pendingBytes + last.length > this.#maxItem) {
+      this.#tooLong(this.#pendingBytes + last.length);
+    }
     this.#pending.push(last);
     const bytes = concat(this.#pending, this.#pendingBytes + last.length);
     this.#pending = [];
@@ -469,6 +514,14 @@ export interface ReadListOptions {
    * it, before the items are decoded (see {@link listHead}).
    */
   onListMeta?: (metadata: ListMeta) => void;
+  /**
+   * The longest item accepted, in bytes; a longer one fails the list with
+   * a SyntaxError as soon as it passes the limit. A body longer than this
+   * is decoded item by item. Default 16 MiB.
+   */
+  maxObjectBytes?: number;
+  /** The deepest JSON nesting accepted in the body. Default 10,000. */
+  maxJsonDepth?: number;
 }
 
 /** A list's metadata (apimachinery `ListMeta`). */
@@ -556,9 +609,15 @@ export async function readList(
   const {
     what = "the list",
     onChunk,
-    wholeBelow = WHOLE_LIST_BYTES,
     mapItem,
+    maxObjectBytes = DEFAULT_MAX_OBJECT_BYTES,
+    maxJsonDepth = DEFAULT_MAX_JSON_DEPTH,
   } = opts;
+  // A body past the item limit is decoded item by item, which checks it.
+  const wholeBelow = Math.min(
+    opts.wholeBelow ?? WHOLE_LIST_BYTES,
+    maxObjectBytes,
+  );
   const onListMeta = opts.onListMeta;
   // The first chunks, while the list's head is looked for in them.
   let head: Uint8Array[] | undefined = onListMeta ? [] : undefined;
@@ -588,7 +647,11 @@ export async function readList(
     chunks.push(chunk);
     size += chunk.length;
     if (size > wholeBelow) {
-      decoder = new ListDecoder(what, { mapItem });
+      decoder = new ListDecoder(what, {
+        mapItem,
+        maxObjectBytes,
+        maxJsonDepth,
+      });
       for (const c of chunks) decoder.push(c);
       chunks = [];
       text = [];
@@ -598,7 +661,7 @@ export async function readList(
   }
   if (decoder) return decoder.end();
   text.push(utf8.decode());
-  const value = parseText(text.join(""), what);
+  const value = parseText(text.join(""), what, maxJsonDepth);
   const items = (value as { items?: unknown } | null)?.items;
   if (mapItem && Array.isArray(items)) {
     for (let i = 0; i < items.length; i++) items[i] = mapItem(items[i]);
@@ -607,12 +670,28 @@ export async function readList(
 }
 
 /** Decode UTF-8 bytes and parse them as JSON. */
-export function parseJson(bytes: Uint8Array, what: string): unknown {
-  return parseText(new TextDecoder().decode(bytes), what);
+export function parseJson(
+  bytes: Uint8Array,
+  what: string,
+  maxDepth = DEFAULT_MAX_JSON_DEPTH,
+): unknown {
+  return parseText(new TextDecoder().decode(bytes), what, maxDepth);
 }
 
-/** Parse JSON text; a SyntaxError names `what` and the text's start. */
-function parseText(text: string, what: string): unknown {
+/**
+ * Parse JSON text; a SyntaxError names `what` and the text's start, or says
+ * the text nests deeper than `maxDepth`.
+ */
+function parseText(
+  text: string,
+  what: string,
+  maxDepth = DEFAULT_MAX_JSON_DEPTH,
+): unknown {
+  if (tooDeep(text, maxDepth)) {
+    throw new SyntaxError(
+      `Cannot decode ${what}: JSON nested deeper than ${maxDepth} levels (maxJsonDepth)`,
+    );
+  }
   try {
     return JSON.parse(text);
   } catch (cause) {

@@ -36,6 +36,10 @@ import { impersonationHeaders } from "./_impersonate.ts";
 import { CertFiles } from "./_cert_files.ts";
 import { decodeWatch } from "./watch.ts";
 import { concat, parseJson, readList } from "./list_decoder.ts";
+import {
+  DEFAULT_MAX_JSON_DEPTH,
+  DEFAULT_MAX_OBJECT_BYTES,
+} from "./_json_limits.ts";
 
 // ---- KubeClient ----
 
@@ -77,6 +81,22 @@ export interface KubeClientOptions {
    * re-read (the last token is used). Default `console.warn`.
    */
   onWarning?: (message: string) => void;
+  /**
+   * The longest watch line and list item accepted, in bytes (a watch line
+   * in characters of its text, the same for ASCII JSON). A longer one fails
+   * that watch (`WatchDecodeError` of kind `TooLong`) or list (a
+   * `SyntaxError`) as soon as it passes the limit, so a broken server or
+   * proxy cannot take the process's memory; an informer backs off and
+   * tries again. Default 16 MiB, client-go's streaming decoder's limit.
+   */
+  maxObjectBytes?: number;
+  /**
+   * The deepest JSON nesting accepted in a watch event, a list or any
+   * other answer; deeper fails the call (`TooDeep`, or a `SyntaxError`).
+   * Default 10,000, the limit of client-go's decoder. `Infinity` turns the
+   * check off.
+   */
+  maxJsonDepth?: number;
   /**
    * How a watch's stream is read. `"socket"` (the default): a connection of
    * its own speaking HTTP/1.1, read up to 64 KiB at a time, so events that
@@ -410,6 +430,8 @@ export class KubeClient implements ResourceClient, AsyncDisposable {
   /** The config's client certificate files, re-read when they change. */
   #certFiles: CertFiles | undefined;
   #closed = false;
+  #maxObjectBytes: number;
+  #maxJsonDepth: number;
   #streamTransport: "socket" | "fetch";
   /** The config's `Impersonate-*` headers, sent with every request. */
   #impersonation: [string, string][];
@@ -467,6 +489,16 @@ export class KubeClient implements ResourceClient, AsyncDisposable {
         onWarning: opts.onWarning,
       });
     this.#userAgent = opts.userAgent ?? "kubecache/0.1.0 (Deno)";
+    for (const key of ["maxObjectBytes", "maxJsonDepth"] as const) {
+      const v = opts[key];
+      if (v !== undefined && !(typeof v === "number" && v >= 1)) {
+        throw new RangeError(
+          `KubeClient: opts.${key} must be a number >= 1, got ${describe(v)}`,
+        );
+      }
+    }
+    this.#maxObjectBytes = opts.maxObjectBytes ?? DEFAULT_MAX_OBJECT_BYTES;
+    this.#maxJsonDepth = opts.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH;
     this.#streamTransport = opts.watchTransport ?? "socket";
     if (
       this.#streamTransport !== "socket" && this.#streamTransport !== "fetch"
@@ -566,6 +598,8 @@ export class KubeClient implements ResourceClient, AsyncDisposable {
           onChunk,
           mapItem: opts.mapItem as ((item: unknown) => unknown) | undefined,
           onListMeta: opts.onListMeta,
+          maxObjectBytes: this.#maxObjectBytes,
+          maxJsonDepth: this.#maxJsonDepth,
         }),
     );
     return setTypeMeta(type, checkList(list as ObjectList<T>, path));
@@ -606,6 +640,8 @@ export class KubeClient implements ResourceClient, AsyncDisposable {
       signal: opts.signal,
       onClose: release,
       typeMeta: { kind: type.kind, apiVersion: apiVersionOf(type) },
+      maxObjectBytes: this.#maxObjectBytes,
+      maxJsonDepth: this.#maxJsonDepth,
     });
   }
 
@@ -774,7 +810,13 @@ export class KubeClient implements ResourceClient, AsyncDisposable {
     path: string,
     opts: RawRequestOptions = {},
   ): Promise<R> {
-    return await this.#receive(method, path, opts, readJson) as R;
+    const maxDepth = this.#maxJsonDepth;
+    return await this.#receive(
+      method,
+      path,
+      opts,
+      (body, what, onChunk) => readJson(body, what, onChunk, maxDepth),
+    ) as R;
   }
 
   /** Release the HTTP client(s); later calls throw. Idempotent. */
@@ -1028,6 +1070,7 @@ async function readJson(
   body: ReadableStream<Uint8Array>,
   what: string,
   onChunk: () => void,
+  maxDepth: number,
 ): Promise<unknown> {
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -1036,7 +1079,7 @@ async function readJson(
     chunks.push(chunk);
     size += chunk.length;
   }
-  return parseJson(concat(chunks, size), what);
+  return parseJson(concat(chunks, size), what, maxDepth);
 }
 
 /**

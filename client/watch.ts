@@ -13,6 +13,11 @@ import type {
 } from "../api/listwatch.ts";
 import type { KubeObject } from "../api/object.ts";
 import { LineBuffer } from "./_line_buffer.ts";
+import {
+  DEFAULT_MAX_JSON_DEPTH,
+  DEFAULT_MAX_OBJECT_BYTES,
+  tooDeep,
+} from "./_json_limits.ts";
 
 /**
  * What went wrong in a {@link WatchDecodeError}.
@@ -40,7 +45,11 @@ export type WatchDecodeErrorKind =
   /** The bytes are not UTF-8. */
   | "InvalidUtf8"
   /** The stream ended or broke in the middle of a line or of a character. */
-  | "UnexpectedEnd";
+  | "UnexpectedEnd"
+  /** A line is longer than `maxObjectBytes` (an unterminated line fails as soon as it passes it). */
+  | "TooLong"
+  /** A line's JSON nests deeper than `maxJsonDepth`. */
+  | "TooDeep";
 
 /**
  * The typed error that ends a watch whose stream cannot be decoded or was
@@ -135,6 +144,22 @@ export interface DecodeWatchOptions {
    * type's, so watched and listed objects have the same shape.
    */
   typeMeta?: { kind: string; apiVersion: string };
+  /**
+   * The longest line accepted, in characters of decoded text (its bytes
+   * for ASCII JSON); a longer one — or an unterminated one once it passes
+   * this — ends the watch with a `TooLong` {@link WatchDecodeError}, so a
+   * broken server or proxy cannot grow the line buffer without bound.
+   * Default 16 MiB (client-go's streaming decoder refuses a frame over
+   * 16 MiB).
+   */
+  maxObjectBytes?: number;
+  /**
+   * The deepest JSON nesting accepted in an event; deeper ends the watch
+   * with a `TooDeep` {@link WatchDecodeError}. Default 10,000 (client-go's
+   * decoder limit). Lines shorter than twice the limit cannot be that deep
+   * and are not looked at.
+   */
+  maxJsonDepth?: number;
 }
 
 const EVENT_TYPES: ReadonlySet<string> = new Set<WatchEventType>([
@@ -154,7 +179,19 @@ function preview(line: string): string {
  * ERROR events pass through with their Status as the object, as client-go's
  * decoder does; turning them into errors is the Reflector's job.
  */
-function parseEvent<T>(line: string, lineNo: number): WatchEvent<T> {
+function parseEvent<T>(
+  line: string,
+  lineNo: number,
+  maxDepth: number,
+): WatchEvent<T> {
+  if (line.length > 2 * maxDepth && tooDeep(line, maxDepth)) {
+    throw new WatchDecodeError(
+      `Cannot decode watch event on line ${lineNo}: JSON nested deeper than ${maxDepth} levels (maxJsonDepth): ${
+        preview(line)
+      }`,
+      { kind: "TooDeep", line: lineNo },
+    );
+  }
   let value: unknown;
   try {
     value = JSON.parse(line);
@@ -299,6 +336,8 @@ async function* decodeChunks<T extends KubeObject>(
   opts: DecodeWatchOptions,
 ): AsyncGenerator<WatchEvent<T>[], void, undefined> {
   const { signal, onClose, typeMeta } = opts;
+  const maxBytes = opts.maxObjectBytes ?? DEFAULT_MAX_OBJECT_BYTES;
+  const maxDepth = opts.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH;
   if (signal?.aborted) {
     onClose?.();
     throw signal.reason;
@@ -315,7 +354,14 @@ async function* decodeChunks<T extends KubeObject>(
   // Whether the fatal decoder has decided about a leading BOM (it has once
   // it produced a character); until then every chunk goes through it.
   let bomSettled = false;
-  const lines = new LineBuffer();
+  const lines = new LineBuffer(maxBytes, (length) => {
+    throw new WatchDecodeError(
+      `Cannot decode watch stream: line ${
+        lineNo + 1
+      } is longer than ${maxBytes} characters (maxObjectBytes), ${length} so far`,
+      { kind: "TooLong", line: lineNo + 1 },
+    );
+  });
   let lineNo = 0;
   let events: WatchEvent<T>[] = [];
   const onLine = (line: string) => {
@@ -323,7 +369,7 @@ async function* decodeChunks<T extends KubeObject>(
     // Blank lines carry no event (a JSON stream decoder skips whitespace);
     // the first-character test keeps trim() off the hot path.
     if (line.charCodeAt(0) !== 0x7b && line.trim() === "") return;
-    const ev = parseEvent<T>(line, lineNo);
+    const ev = parseEvent<T>(line, lineNo, maxDepth);
     if (typeMeta !== undefined && ev.type !== "ERROR") {
       const obj = ev.object as KubeObject;
       if (obj.kind === undefined) obj.kind = typeMeta.kind;
