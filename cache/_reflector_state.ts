@@ -297,6 +297,13 @@ function fromWatching(
       return backoff(s.rv, input.error, kind, relist(s.rv));
     }
     case "broken":
+      // A stream that cannot be decoded (garbage, a line over the size or
+      // depth limit): back off, then resume at the last RV. Resuming at once
+      // would loop as fast as the server answers; a relist would not cure
+      // the stream, only cost a list each time.
+      if (undecodable(input.error)) {
+        return backoff(s.rv, input.error, "status", resume);
+      }
       // A connection that keeps dying before any event is a very short
       // watch: back off, then relist. One cut after events (or after a quiet
       // while) resumes at once at the last RV.
@@ -339,6 +346,17 @@ function expired(
     return backoff(rv, error, kind, { ...relist(rv), keepBackoff: true });
   }
   return { state: relist(rv), report: error, resetBackoff: true };
+}
+
+/**
+ * The watch decoder's error for a stream that is not a watch stream
+ * (client/'s `WatchDecodeError`, recognised by name as cache/ does not
+ * import client/); a stream cut mid-line (`UnexpectedEnd`) is a broken
+ * connection instead.
+ */
+function undecodable(err: unknown): boolean {
+  return err instanceof Error && err.name === "WatchDecodeError" &&
+    (err as { kind?: unknown }).kind !== "UnexpectedEnd";
 }
 
 function relist(rv: string): EmptyState {

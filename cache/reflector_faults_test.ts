@@ -394,3 +394,50 @@ Deno.test("Reflector skips a watched object of an unexpected apiVersion/kind wit
     ],
   );
 });
+
+Deno.test("Reflector backs off on a watch stream that cannot be decoded (from its first line or after events) and resumes at the last RV, never relisting", async () => {
+  // What KubeClient.watch throws for a line that is not a watch event.
+  const garbage = () =>
+    Object.assign(
+      new Error('Cannot decode watch event on line 1: not JSON: "<html>"'),
+      { name: "WatchDecodeError", kind: "Malformed", line: 1 },
+    );
+  const lw = new ScriptedLW();
+  lw.lists = [list("5", pod("a", "5"))];
+  const at: number[] = [];
+  let clock: FakeClock | undefined;
+  lw.watches = [() => {
+    at.push(clock!.now());
+    // Bounded, so a reflector that retries without a timer cannot hang the test.
+    if (at.length > 20) return "hang";
+    // Odd watches fail on their first line, even ones after an event.
+    const rv = String(4 + at.length);
+    return {
+      events: at.length % 2 ? [] : [{ type: "ADDED", object: pod("b", rv) }],
+      thenThrow: garbage(),
+    };
+  }];
+  await using r = reflectorOn(lw);
+  clock = r.clock;
+  const start = r.clock.now();
+  for (let t = 0; t < 60_000; t += 100) {
+    await r.clock.step(100);
+    for (let i = 0; i < 3; i++) await new Promise((res) => setTimeout(res, 0));
+  }
+  assert.ok(at[0] - start <= 100, `first watch at ${at[0] - start}`);
+  assert.deepEqual(
+    at.slice(1).map((t, i) => t - at[i]),
+    [800, 1_600, 3_200, 6_400, 12_800, 25_600],
+    "each retry after a doubled backoff",
+  );
+  assert.deepEqual(lw.calls, [
+    "LIST rv=0",
+    "WATCH rv=5",
+    "WATCH rv=5",
+    "WATCH rv=6",
+    "WATCH rv=6",
+    "WATCH rv=8",
+    "WATCH rv=8",
+    "WATCH rv=10",
+  ]);
+});
