@@ -405,9 +405,9 @@ Deno.test("Reflector backs off on a watch stream that cannot be decoded (from it
   const lw = new ScriptedLW();
   lw.lists = [list("5", pod("a", "5"))];
   const at: number[] = [];
-  let clock: FakeClock | undefined;
+  const box: { clock?: FakeClock } = {};
   lw.watches = [() => {
-    at.push(clock!.now());
+    at.push(box.clock!.now());
     // Bounded, so a reflector that retries without a timer cannot hang the test.
     if (at.length > 20) return "hang";
     // Odd watches fail on their first line, even ones after an event.
@@ -418,7 +418,7 @@ Deno.test("Reflector backs off on a watch stream that cannot be decoded (from it
     };
   }];
   await using r = reflectorOn(lw);
-  clock = r.clock;
+  box.clock = r.clock;
   const start = r.clock.now();
   for (let t = 0; t < 60_000; t += 100) {
     await r.clock.step(100);

@@ -493,7 +493,7 @@ export class KubeClient implements ResourceClient, AsyncDisposable {
       const v = opts[key];
       if (v !== undefined && !(typeof v === "number" && v >= 1)) {
         throw new RangeError(
-          `KubeClient: opts.${key} must be a number >= 1, got ${describe(v)}`,
+          `KubeClient: opts.${key} must be a number >= 1, got ${show(v)}`,
         );
       }
     }
