@@ -6,7 +6,8 @@
  * Usage: deno run -A --v8-flags=--expose-gc bench/compare/_client.ts
  *          --impl raw|kubecache|kubecache-strip|kubecache-delete|kubecache-watchlist|kubecache-fetch|
  *                 kubecache-metadata|kubecache-metadata-strip|client-node
- *          --url URL --control URL --pods N --events E
+ *          --url URL --control URL --pods N --events E [--ca FILE]
+ *   (--impl idle: a process with a KubeClient and nothing else, for its RSS)
  *
  * @module
  */
@@ -39,6 +40,14 @@ function arg(name: string): string {
   return Deno.args[i + 1];
 }
 
+/** `--ca FILE`: the CA of a bench server over TLS (absent: plain http). */
+const caFile = Deno.args.includes("--ca") ? arg("--ca") : undefined;
+const caData = caFile ? Deno.readTextFileSync(caFile) : undefined;
+/** fetch's client for the raw loop: trusts the bench CA. */
+const rawHttp = caData
+  ? Deno.createHttpClient({ caCerts: [caData] })
+  : undefined;
+
 const keyOf = (o: KubeObject) => `${o.metadata.namespace}/${o.metadata.name}`;
 
 type ListInto = (
@@ -55,7 +64,10 @@ const listPages: ListInto = async (url, map, h, signal) => {
   do {
     const q = new URLSearchParams({ limit: "500" });
     if (cont) q.set("continue", cont);
-    const res = await fetch(`${url}/api/v1/pods?${q}`, { signal });
+    const res = await fetch(`${url}/api/v1/pods?${q}`, {
+      signal,
+      client: rawHttp,
+    });
     const page = JSON.parse(await res.text());
     rv ||= page.metadata.resourceVersion;
     for (const item of page.items) {
@@ -81,7 +93,10 @@ function raw(listInto: ListInto): Impl {
         resourceVersion: rv,
         allowWatchBookmarks: "true",
       });
-      const res = await fetch(`${url}/api/v1/pods?${q}`, { signal });
+      const res = await fetch(`${url}/api/v1/pods?${q}`, {
+        signal,
+        client: rawHttp,
+      });
       let tail = "";
       for await (
         const chunk of res.body!.pipeThrough(new TextDecoderStream())
@@ -144,9 +159,12 @@ function kubecache(
   const { transform = "none", watchList = false, metadata = false } = opts;
   return (url, h, signal) => {
     // Default settings: the 30 s timeout bounds each silence, not the list.
-    const client = new KubeClient(KubeConfig.fromOptions({ server: url }), {
-      watchTransport: opts.watchTransport,
-    });
+    const client = new KubeClient(
+      KubeConfig.fromOptions({ server: url, caData }),
+      {
+        watchTransport: opts.watchTransport,
+      },
+    );
     // stripManagedFields goes on the ListerWatcher, which applies it to
     // each item as it is decoded (an informer transform would see a whole
     // untransformed list first); the delete transform stays on the
@@ -186,7 +204,7 @@ const clientNode: Impl = async (url, h) => {
   const k8s = await import("npm:@kubernetes/client-node@2");
   const kc = new k8s.KubeConfig();
   kc.loadFromOptions({
-    clusters: [{ name: "bench", server: url, skipTLSVerify: true }],
+    clusters: [{ name: "bench", server: url, caData: caData && btoa(caData) }],
     users: [{ name: "bench" }],
     contexts: [{ name: "bench", cluster: "bench", user: "bench" }],
     currentContext: "bench",
@@ -242,7 +260,28 @@ function deferred(): { promise: Promise<void>; resolve: () => void } {
   return { promise, resolve };
 }
 
+/**
+ * `--impl idle`: the floor of any client, a Deno process that has loaded
+ * kubecache and made a KubeClient, nothing cached; prints its RSS.
+ */
+async function idle(): Promise<void> {
+  const url = arg("--url");
+  const client = new KubeClient(
+    KubeConfig.fromOptions({ server: url, caData }),
+  );
+  await collect();
+  console.log(JSON.stringify({
+    impl: "idle",
+    pods: Number(arg("--pods")),
+    rssMB: Math.round(Deno.memoryUsage().rss / 2 ** 20),
+    peakRssMB: peakRssMB(),
+  }));
+  client.close();
+  Deno.exit(0);
+}
+
 async function main(): Promise<void> {
+  if (arg("--impl") === "idle") return await idle();
   const impl = IMPLS[arg("--impl")];
   const url = arg("--url");
   const control = arg("--control");

@@ -32,7 +32,7 @@
  *
  * Usage: deno run -A bench/compare/_server.ts --pods 10000
  *          [--first-list unpaged|paged] [--serve full,metadata]
- *          [--watch-writes event|64k]
+ *          [--watch-writes event|64k] [--tls DIR]
  * Prints one JSON line `{"url", "control"}` on stdout once ready; runs
  * until stdin closes.
  *
@@ -401,8 +401,21 @@ function modify(n: number): void {
   }
 }
 
+// --tls DIR: serve the API over HTTPS with DIR/server.crt and DIR/server.key
+// (a PKI made by testing/pki_test_util.ts); the control endpoint stays http.
+const tlsDir = flag("--tls", "");
 const api = Deno.serve(
-  { hostname: "127.0.0.1", port: 0, onListen() {} },
+  {
+    hostname: "127.0.0.1",
+    port: 0,
+    onListen() {},
+    ...(tlsDir
+      ? {
+        cert: Deno.readTextFileSync(`${tlsDir}/server.crt`),
+        key: Deno.readTextFileSync(`${tlsDir}/server.key`),
+      }
+      : {}),
+  },
   (req) => {
     const url = new URL(req.url);
     if (url.pathname !== "/api/v1/pods") {
@@ -436,7 +449,9 @@ const control = Deno.serve({
 });
 
 console.log(JSON.stringify({
-  url: `http://127.0.0.1:${(api.addr as Deno.NetAddr).port}`,
+  url: `${tlsDir ? "https" : "http"}://127.0.0.1:${
+    (api.addr as Deno.NetAddr).port
+  }`,
   control: `http://127.0.0.1:${(control.addr as Deno.NetAddr).port}`,
 }));
 

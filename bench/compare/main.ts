@@ -24,6 +24,7 @@
 
 import { readTextUntil } from "../../testing/read_text.ts";
 import { peakRssMB } from "./_rss.ts";
+import { makePki } from "../../testing/pki_test_util.ts";
 
 const USAGE = `Usage: deno task bench:compare [options]
 
@@ -48,7 +49,9 @@ Options:
   --impls I,...        default raw,kubecache,kubecache-strip,kubecache-delete,client-node
                        also: kubecache-watchlist, kubecache-metadata,
                        kubecache-metadata-strip, kubecache-fetch (the
-                       watch over fetch instead of its own socket)
+                       watch over fetch instead of its own socket), idle
+                       (a process with a KubeClient and nothing else: the
+                       RSS floor of any client)
   --client-heap MB     --max-old-space-size of the client processes, or
                        "default" for V8's default (default 16384)
   --timeout MS         per client process, then it is killed (default 600000)
@@ -56,6 +59,9 @@ Options:
                        chunk per event, as a real apiserver flushes; the
                        default) or 64k (~64 KiB chunks, many events each);
                        the watch-without-HTTP table uses the same chunking
+  --tls                serve over HTTPS (a throw-away CA and server
+                       certificate made with openssl; every client trusts
+                       the CA)
   --no-inproc          skip the watch-without-HTTP table
   --help               print this and exit
 `;
@@ -90,6 +96,7 @@ const KNOWN_FLAGS = new Set([
   "--timeout",
   "--no-inproc",
   "--watch-writes",
+  "--tls",
 ]);
 for (const a of Deno.args) {
   if (a.startsWith("--") && !KNOWN_FLAGS.has(a)) {
@@ -129,6 +136,10 @@ if (watchWrites !== "event" && watchWrites !== "64k") {
   );
 }
 const clientHeap = option("--client-heap", "16384");
+// The PKI lives for the run; its directory is removed at the end.
+const pki = Deno.args.includes("--tls") ? await makePki() : undefined;
+const tlsArgs = pki ? ["--tls", pki.dir] : [];
+const caArgs = pki ? ["--ca", `${pki.dir}/ca.crt`] : [];
 const HEAP = "--max-old-space-size=16384";
 const CLIENT_FLAGS = clientHeap === "default"
   ? "--expose-gc"
@@ -168,6 +179,7 @@ async function withServer<T>(
       serve,
       "--watch-writes",
       watchWrites,
+      ...tlsArgs,
     ],
     stdin: "piped",
     stdout: "piped",
@@ -291,6 +303,7 @@ async function runClient(
       String(pods),
       "--events",
       String(events),
+      ...caArgs,
     ],
     stdout: "piped",
     stderr: "piped",
@@ -337,7 +350,8 @@ type Metric =
   | "bytesPerObject"
   | "eventsPerSec"
   | "eventsPerCpuSec"
-  | "peakRssMB";
+  | "peakRssMB"
+  | "rssMB";
 
 /** One implementation at one size: a result per round (same index = same round). */
 interface Row {
@@ -365,8 +379,8 @@ function pairedRatio(row: Row, base: Row | undefined, m: Metric): string {
 
 function table(rows: Row[]): string {
   const lines = [
-    "| pods | first list | implementation | initial sync | sync vs raw | sync CPU | CPU vs raw | heap bytes/object | heap vs raw | watch events/s | events/s vs raw | events/s vs client-node | events per CPU-s | events/CPU-s vs raw | events/CPU-s vs client-node | peak RSS MB |",
-    "| ---: | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    "| pods | first list | implementation | initial sync | sync vs raw | sync CPU | CPU vs raw | heap bytes/object | heap vs raw | watch events/s | events/s vs raw | events/s vs client-node | events per CPU-s | events/CPU-s vs raw | events/CPU-s vs client-node | peak RSS MB | peak RSS vs raw | RSS MB at end |",
+    "| ---: | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
   ];
   for (const row of rows) {
     const base = rows.find((b) =>
@@ -384,15 +398,19 @@ function table(rows: Row[]): string {
       lines.push(
         `| ${row.pods} | ${row.firstList} | ${row.impl} | failed: ${
           (failed.error || "no reason given").replaceAll("|", "/")
-        } | | | | | | | | | | | | ${failed.peakRssMB ?? ""} |`,
+        } | | | | | | | | | | | | ${failed.peakRssMB ?? ""} | | |`,
       );
       continue;
     }
-    const m = (k: Metric) => medianOf(row.runs, k);
+    const m = (k: Metric) => medianOf(row.runs, k) ?? "";
+    const ms = (k: Metric) => {
+      const v = medianOf(row.runs, k);
+      return v === undefined ? "" : `${v} ms`;
+    };
     lines.push(
-      `| ${row.pods} | ${row.firstList} | ${row.impl} | ${m("syncMs")} ms | ${
+      `| ${row.pods} | ${row.firstList} | ${row.impl} | ${ms("syncMs")} | ${
         pairedRatio(row, base, "syncMs")
-      } | ${m("syncCpuMs")} ms | ${pairedRatio(row, base, "syncCpuMs")} | ${
+      } | ${ms("syncCpuMs")} | ${pairedRatio(row, base, "syncCpuMs")} | ${
         m("bytesPerObject")
       } | ${pairedRatio(row, base, "bytesPerObject")} | ${
         m("eventsPerSec")
@@ -400,7 +418,9 @@ function table(rows: Row[]): string {
         pairedRatio(row, peer, "eventsPerSec")
       } | ${m("eventsPerCpuSec")} | ${
         pairedRatio(row, base, "eventsPerCpuSec")
-      } | ${pairedRatio(row, peer, "eventsPerCpuSec")} | ${m("peakRssMB")} |`,
+      } | ${pairedRatio(row, peer, "eventsPerCpuSec")} | ${m("peakRssMB")} | ${
+        pairedRatio(row, base, "peakRssMB")
+      } | ${m("rssMB")} |`,
     );
   }
   return lines.join("\n");
@@ -502,3 +522,4 @@ Watch decode and dispatch without HTTP (${events * 2} MODIFIED events, ${
     watch.cpuRatios.kubecache.toFixed(2)
   }× |`);
 }
+await pki?.[Symbol.asyncDispose]();
