@@ -72,6 +72,7 @@ export {
   type PatchOptions,
   type PatchType,
   type RawRequestOptions,
+  type RequestObservation,
   RequestTimeoutError,
   type TlsConfig,
   WatchDecodeError,

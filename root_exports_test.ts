@@ -168,6 +168,7 @@ const ROOT_EXPORTS = [
   "ReflectorStore",
   "ReplicaSet",
   "ReplicaSets",
+  "RequestObservation",
   "RequestTimeoutError",
   "RequeueError",
   "Requirement",

@@ -369,6 +369,42 @@ const LIST_PARAMS = [
 ] as const;
 
 /**
+ * One request as a {@link KubeClient} observer sees it once its response
+ * headers came (or it failed): what client-go's metrics adapters record as
+ * `rest_client_requests_total{code,method,host}` and
+ * `rest_client_request_duration_seconds{verb,host}`.
+ *
+ * @example Count requests by code
+ * ```ts
+ * import { KubeClient, KubeConfig, Namespaces, type RequestObservation } from "@kubecache/core";
+ * import { FakeApiServer } from "@kubecache/core/testing";
+ * import assert from "node:assert/strict";
+ *
+ * await using server = await FakeApiServer.start();
+ * await using client = new KubeClient(KubeConfig.fromOptions({ server: server.url }));
+ * const seen: RequestObservation[] = [];
+ * const stop = client.observeRequests((r) => seen.push(r));
+ * await client.list(Namespaces);
+ * await client.get(Namespaces, "nope").catch(() => {});
+ * stop();
+ * assert.deepEqual(seen.map((r) => [r.method, r.code]), [["GET", "200"], ["GET", "404"]]);
+ * assert.equal(seen[0].host, new URL(server.url).host);
+ * ```
+ */
+export interface RequestObservation {
+  /** HTTP method, e.g. `"GET"` (client-go's `method` and `verb` labels). */
+  method: string;
+  /** `host:port` of the server. */
+  host: string;
+  /** The path requested, without the query. */
+  path: string;
+  /** The status code as a string, or `"<error>"` when no response came. */
+  code: string;
+  /** Time from sending to the response headers (ms, on the client's clock). */
+  durationMs: number;
+}
+
+/**
  * A tiny Kubernetes REST client over `fetch` (the counterpart of client-go's
  * dynamic client + `rest.RESTClient`): get, list, watch, create, update,
  * patch and delete for any {@link ResourceType}, JSON to `/api` and
@@ -432,6 +468,7 @@ export class KubeClient implements ResourceClient, AsyncDisposable {
   #closed = false;
   #maxObjectBytes: number;
   #maxJsonDepth: number;
+  #observers = new Set<(r: RequestObservation) => void>();
   #streamTransport: "socket" | "fetch";
   /** The config's `Impersonate-*` headers, sent with every request. */
   #impersonation: [string, string][];
@@ -819,6 +856,45 @@ export class KubeClient implements ResourceClient, AsyncDisposable {
     ) as R;
   }
 
+  /**
+   * Tell `observer` of every request this client sends, once its response
+   * headers came or it failed (client-go's `metrics.Register` adapters,
+   * per client): the Manager of `@kubecache/core/controller` turns them
+   * into `rest_client_*` metrics. A throwing observer is ignored.
+   * @param observer called with each {@link RequestObservation}
+   * @returns a function that removes the observer
+   * @throws {TypeError} when `observer` is not a function
+   */
+  observeRequests(observer: (r: RequestObservation) => void): () => void {
+    if (typeof observer !== "function") {
+      throw new TypeError(
+        `KubeClient.observeRequests: observer must be a function, got ${
+          show(observer)
+        }`,
+      );
+    }
+    this.#observers.add(observer);
+    return () => this.#observers.delete(observer);
+  }
+
+  #observe(method: string, path: string, code: string, started: number) {
+    if (this.#observers.size === 0) return;
+    const r: RequestObservation = {
+      method,
+      host: new URL(this.config.server).host,
+      path,
+      code,
+      durationMs: this.#clock.now() - started,
+    };
+    for (const o of this.#observers) {
+      try {
+        o(r);
+      } catch {
+        // an observer must not break a request
+      }
+    }
+  }
+
   /** Release the HTTP client(s); later calls throw. Idempotent. */
   close(): void {
     if (this.#closed) return;
@@ -1002,6 +1078,7 @@ export class KubeClient implements ResourceClient, AsyncDisposable {
         (this.#certFiles ? await this.#certFiles.current() : undefined);
       ctrl.signal.throwIfAborted();
       let response: Response;
+      const sentAt = clock.now();
       try {
         // A watch reads its socket directly (many events per read when
         // they queue up; fetch hands over one HTTP chunk, so one event,
@@ -1033,8 +1110,10 @@ export class KubeClient implements ResourceClient, AsyncDisposable {
           });
         }
       } catch (err) {
+        this.#observe(method, path, "<error>", sentAt);
         throw explainConnectError(err, this.config);
       }
+      this.#observe(method, path, String(response.status), sentAt);
       if (!response.ok) {
         const text = await response.text();
         if (response.status === 401) this.#auth.unauthorized();

@@ -206,6 +206,7 @@ export class Manager implements AsyncDisposable {
   #running = false;
   #dispose = new AbortController();
   #stopped: Promise<void> | undefined;
+  #unobserve: () => void;
 
   /**
    * Create a manager; nothing runs until {@link Manager.run}.
@@ -250,6 +251,31 @@ export class Manager implements AsyncDisposable {
     });
     this.metrics = new MetricsRegistry();
     this.#registerMetrics();
+    this.#unobserve = this.#observeClient(client);
+  }
+
+  /** client-go's `rest_client_*` metrics, from the client's request observer. */
+  #observeClient(client: KubeClient): () => void {
+    if (typeof client.observeRequests !== "function") return () => {};
+    const total = this.metrics.counter(
+      "rest_client_requests_total",
+      "Number of HTTP requests, partitioned by status code, method, and host.",
+      { labelNames: ["code", "method", "host"] },
+    );
+    const duration = this.metrics.histogram(
+      "rest_client_request_duration_seconds",
+      "Request latency in seconds. Broken down by verb, and host.",
+      {
+        labelNames: ["verb", "host"],
+        buckets: [0.005, 0.025, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60],
+      },
+    );
+    return client.observeRequests((r) => {
+      total.with({ code: r.code, method: r.method, host: r.host }).inc();
+      duration.with({ verb: r.method, host: r.host }).observe(
+        r.durationMs / 1000,
+      );
+    });
   }
 
   /**
@@ -353,6 +379,7 @@ export class Manager implements AsyncDisposable {
   /** Stop (as if `run`'s signal aborted) and wait until stopped; closes the recorders of a manager never run. */
   async [Symbol.asyncDispose](): Promise<void> {
     this.#dispose.abort(new Error("Manager disposed"));
+    this.#unobserve();
     if (this.#stopped) await this.#stopped;
     else {
       await Promise.all([...this.#recorders.values()].map((r) => r.close()));
@@ -502,6 +529,7 @@ export class Manager implements AsyncDisposable {
       await Promise.all(this.#servers.map((s) => s.close()));
       this.#servers = [];
       this.#running = false;
+      this.#unobserve();
     }
     throwIfFailed();
   }

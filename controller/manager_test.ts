@@ -99,6 +99,8 @@ Deno.test("Manager /metrics: the controller-runtime, workqueue, client-go and in
     kubecache_reflector_lists_total: "counter",
     kubecache_reflector_watch_events_total: "counter",
     leader_election_master_status: "gauge",
+    rest_client_request_duration_seconds: "histogram",
+    rest_client_requests_total: "counter",
     workqueue_adds_total: "counter",
     workqueue_depth: "gauge",
     workqueue_longest_running_processor_seconds: "gauge",
@@ -124,6 +126,26 @@ Deno.test("Manager /metrics: the controller-runtime, workqueue, client-go and in
     1,
   );
   assert.equal(value("leader_election_master_status", { name: "lock" }), 1);
+  const host = new URL(c.server.url).host;
+  // The Lease was created (POST 201) and the lists answered (GET 200).
+  assert.equal(
+    value("rest_client_requests_total", { code: "201", method: "POST", host }),
+    1,
+  );
+  assert.ok(
+    value("rest_client_requests_total", {
+      code: "200",
+      method: "GET",
+      host,
+    })! >=
+      2,
+  );
+  assert.ok(
+    value("rest_client_request_duration_seconds_count", {
+      verb: "GET",
+      host,
+    })! >= 2,
+  );
   assert.equal(
     value("kubecache_informer_synced", { resource: "configmaps" }),
     1,
