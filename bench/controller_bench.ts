@@ -3,15 +3,20 @@
  * controller against the same loop wired by hand (a factory informer whose
  * handlers add keys to a RateLimitingQueue, `runWorkers` with one worker),
  * both reconciling every ConfigMap of a FakeApiServer once (a lister get
- * per key). Each round runs each implementation on a fresh client and
+ * per key), with `--workers` workers (`maxConcurrentReconciles`), both
+ * starting them once the cache has synced (as the Manager does). Each
+ * round runs each implementation on a fresh client and
  * factory, alternating which goes first; the server is the same process,
  * so both pay its list. Reports CPU ms per implementation (medians), the
- * median of per-round ratios, and the difference per reconcile in µs.
- * `--idle` also starts a child process holding a running Manager with one
- * controller on an empty cluster and prints its RSS.
+ * median of per-round ratios, the difference per reconcile in µs, and the
+ * wall-clock reconcile rate (first to last reconcile; the list is not in
+ * it) of each. `--idle` also starts child processes: one holding a running
+ * Manager with `--controllers` controllers (ConfigMaps, Secrets, Services)
+ * on a cluster of a few objects, one holding only a KubeClient (the
+ * floor), and prints their RSS.
  *
  * Run: `deno run -A --v8-flags=--expose-gc bench/controller_bench.ts
- *        [--objects 20000] [--rounds 5] [--idle]`
+ *        [--objects 20000] [--rounds 5] [--workers 1] [--idle [--controllers 3]]`
  *
  * @module
  */
@@ -20,7 +25,7 @@ import process from "node:process";
 import { FakeApiServer } from "../testing/fake_api_server.ts";
 import { KubeClient } from "../client/rest.ts";
 import { KubeConfig } from "../client/config.ts";
-import { ConfigMaps } from "../api/resources.ts";
+import { ConfigMaps, Secrets, Services } from "../api/resources.ts";
 import type { KubeObject } from "../api/object.ts";
 import { SharedInformerFactory } from "../cache/factory.ts";
 import { metaNamespaceKeyFunc } from "../cache/keys.ts";
@@ -39,13 +44,17 @@ function cpuMs(): number {
   return (user + system) / 1000;
 }
 
-/** `--child-idle URL`: a running Manager with one controller, nothing to do; prints RSS. */
+/** `--child-idle URL`: a running Manager with `--controllers` controllers, nothing to do; prints RSS. */
 if (Deno.args.includes("--child-idle")) {
   const client = new KubeClient(
     KubeConfig.fromOptions({ server: arg("--child-idle", "") }),
   );
   const manager = new Manager(client);
-  manager.controller("idle", ConfigMaps).complete(() => {});
+  const types = [ConfigMaps, Secrets, Services];
+  const n = Number(arg("--controllers", "1"));
+  for (let i = 0; i < n; i++) {
+    manager.controller(`idle-${i}`, types[i % types.length]).complete(() => {});
+  }
   const stop = new AbortController();
   const running = manager.run(stop.signal);
   await new Promise((r) => setTimeout(r, 2000));
@@ -60,10 +69,40 @@ if (Deno.args.includes("--child-idle")) {
   Deno.exit(0);
 }
 
+/** `--child-bare URL`: a KubeClient that lists once, nothing else; prints RSS (the floor). */
+if (Deno.args.includes("--child-bare")) {
+  const client = new KubeClient(
+    KubeConfig.fromOptions({ server: arg("--child-bare", "") }),
+  );
+  await client.list(ConfigMaps);
+  await new Promise((r) => setTimeout(r, 2000));
+  (globalThis as { gc?: () => void }).gc?.();
+  console.log(JSON.stringify({
+    rssMB: Math.round(Deno.memoryUsage().rss / 2 ** 20),
+    peakRssMB: peakRssMB(),
+  }));
+  client.close();
+  Deno.exit(0);
+}
+
 const objects = Number(arg("--objects", "20000"));
 const rounds = Number(arg("--rounds", "5"));
+const workers = Number(arg("--workers", "1"));
 
 type Impl = (url: string, n: number) => Promise<void>;
+
+/** Wall-clock reconcile rate of each run: first to last reconcile. */
+const rates: Record<string, number[]> = { "hand-wired": [], manager: [] };
+function rateMeter(name: string, n: number) {
+  let first = 0;
+  let count = 0;
+  return () => {
+    const now = performance.now();
+    if (count++ === 0) first = now;
+    if (count === n) rates[name].push((n - 1) * 1000 / (now - first));
+    return count === n;
+  };
+}
 
 /** Hand-wired: informer → queue of keys → one worker reading the lister. */
 const hand: Impl = async (url, n) => {
@@ -80,16 +119,17 @@ const hand: Impl = async (url, n) => {
   });
   const stop = new AbortController();
   const done = Promise.withResolvers<void>();
-  let reconciled = 0;
+  const tick = rateMeter("hand-wired", n);
   factory.start(stop.signal);
-  const workers = runWorkers(queue, 1, (key) => {
+  await factory.waitForCacheSync(stop.signal);
+  const running = runWorkers(queue, workers, (key) => {
     lister.get(key);
-    if (++reconciled === n) done.resolve();
+    if (tick()) done.resolve();
   }, stop.signal);
   await done.promise;
   stop.abort();
   queue.shutDown();
-  await workers;
+  await running;
   await factory.stopped();
 };
 
@@ -99,11 +139,12 @@ const manager: Impl = async (url, n) => {
   const m = new Manager(client);
   const lister = m.factory.lister(ConfigMaps);
   const done = Promise.withResolvers<void>();
-  let reconciled = 0;
-  m.controller("cms", ConfigMaps).complete((req) => {
-    lister.namespaced(req.namespace!).get(req.name);
-    if (++reconciled === n) done.resolve();
-  });
+  const tick = rateMeter("manager", n);
+  m.controller("cms", ConfigMaps, { maxConcurrentReconciles: workers })
+    .complete((req) => {
+      lister.namespaced(req.namespace!).get(req.name);
+      if (tick()) done.resolve();
+    });
   const stop = new AbortController();
   const running = m.run(stop.signal);
   await done.promise;
@@ -123,6 +164,7 @@ const impls: [string, Impl][] = [["hand-wired", hand], ["manager", manager]];
 const cpu: Record<string, number[]> = { "hand-wired": [], manager: [] };
 // One warm-up round of each (JIT), not counted.
 for (const [, f] of impls) await f(server.url, objects);
+for (const k of Object.keys(rates)) rates[k] = [];
 for (let r = 0; r < rounds; r++) {
   for (let i = 0; i < impls.length; i++) {
     const [name, f] = impls[(i + r) % impls.length];
@@ -144,6 +186,9 @@ const perReconcileUs = cpu.manager.map((m, i) =>
 const result: Record<string, unknown> = {
   objects,
   rounds,
+  workers,
+  handWiredReconcilesPerSec: Math.round(median(rates["hand-wired"])),
+  managerReconcilesPerSec: Math.round(median(rates.manager)),
   handWiredCpuMs: Math.round(median(cpu["hand-wired"])),
   managerCpuMs: Math.round(median(cpu.manager)),
   managerVsHandWired: Number(median(ratios).toFixed(2)),
@@ -152,19 +197,35 @@ const result: Record<string, unknown> = {
 };
 
 if (Deno.args.includes("--idle")) {
-  await using empty = await FakeApiServer.start();
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "-A",
-      "--v8-flags=--expose-gc",
-      new URL(import.meta.url).pathname,
-      "--child-idle",
-      empty.url,
-    ],
-    stdout: "piped",
-    stderr: "inherit",
-  }).output();
-  result.idleManager = JSON.parse(new TextDecoder().decode(out.stdout));
+  await using small = await FakeApiServer.start();
+  for (const [type, kind] of [[ConfigMaps, "cm"], [Secrets, "s"]] as const) {
+    for (let i = 0; i < 10; i++) {
+      small.create(type, {
+        metadata: { name: `${kind}-${i}`, namespace: "default" },
+      });
+    }
+  }
+  const child = async (...args: string[]) => {
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "-A",
+        "--v8-flags=--expose-gc",
+        new URL(import.meta.url).pathname,
+        ...args,
+      ],
+      stdout: "piped",
+      stderr: "inherit",
+    }).output();
+    return JSON.parse(new TextDecoder().decode(out.stdout));
+  };
+  result.idleControllers = Number(arg("--controllers", "1"));
+  result.idleManager = await child(
+    "--child-idle",
+    small.url,
+    "--controllers",
+    arg("--controllers", "1"),
+  );
+  result.bareClient = await child("--child-bare", small.url);
 }
 console.log(JSON.stringify(result));

@@ -579,7 +579,16 @@ export class Controller {
     const queue = this.#queue;
     const clock = this.#host.clock;
     const label = { controller: this.name };
+    // Series looked up once: a reconcile only bumps numbers.
     const active = this.#m.active.with(label);
+    const errors = this.#m.errors.with(label);
+    const time = this.#m.time.with(label);
+    const totals = {
+      success: this.#m.total.with({ ...label, result: "success" }),
+      error: this.#m.total.with({ ...label, result: "error" }),
+      requeue: this.#m.total.with({ ...label, result: "requeue" }),
+      requeue_after: this.#m.total.with({ ...label, result: "requeue_after" }),
+    };
     while (!stop.aborted) {
       let key: string | undefined;
       try {
@@ -592,7 +601,7 @@ export class Controller {
       active.inc();
       const req = requestOfKey(key, this.forType.namespaced);
       const started = clock.now();
-      let result: string;
+      let result: keyof typeof totals;
       try {
         const out = await this.#reconcile(req, {
           signal,
@@ -616,7 +625,7 @@ export class Controller {
       } catch (err) {
         queue.addRateLimited(key);
         result = "error";
-        this.#m.errors.with(label).inc();
+        errors.inc();
         if (!(signal.aborted && err === signal.reason)) {
           this.#host.onError(err, this.name, req);
         }
@@ -624,8 +633,8 @@ export class Controller {
         active.dec();
         queue.done(key);
       }
-      this.#m.total.with({ ...label, result }).inc();
-      this.#m.time.with(label).observe((clock.now() - started) / 1000);
+      totals[result].inc();
+      time.observe((clock.now() - started) / 1000);
     }
   }
 

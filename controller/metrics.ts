@@ -388,9 +388,15 @@ export class HistogramSeries {
   }
   /** Record one observation (in the histogram's unit, seconds for `_seconds`). */
   observe(value: number): void {
-    let i = 0;
-    while (i < this.#bounds.length && value > this.#bounds[i]) i++;
-    this.#counts[i]++;
+    // Binary search for the first bound >= value (le: less or equal).
+    let lo = 0;
+    let hi = this.#bounds.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (value > this.#bounds[mid]) lo = mid + 1;
+      else hi = mid;
+    }
+    this.#counts[lo]++;
     this.#sum += value;
     this.#count++;
   }
