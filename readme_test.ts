@@ -110,3 +110,38 @@ Deno.test("code comments point at docs/, not at DESIGN.md or issue numbers", asy
   await walk("");
   assert.deepEqual(found, []);
 });
+
+Deno.test("CI installs the exact Deno version README says is tested", async () => {
+  const ci = await Deno.readTextFile(new URL("./.ci/run", import.meta.url));
+  const pinned = ci.match(/npm install -g deno@(\S+)/)?.[1];
+  assert.match(
+    pinned ?? "",
+    /^\d+\.\d+\.\d+$/,
+    "an exact version, not a range",
+  );
+  assert.match(
+    README,
+    new RegExp(`tested with Deno ${pinned!.replaceAll(".", "\\.")}\\b`),
+  );
+  assert.match(
+    README,
+    new RegExp(`npm install -g deno@${pinned!.replaceAll(".", "\\.")}\\b`),
+  );
+});
+
+Deno.test("README names the namespaces a FakeApiServer starts with", async () => {
+  const { FakeApiServer } = await import("@kubecache/core/testing");
+  const { Namespaces } = await import("@kubecache/core");
+  await using server = await FakeApiServer.start();
+  const actual = server.list(Namespaces).map((ns) => ns.metadata.name).sort();
+  const text = README.replaceAll("\n", " ");
+  const said = text.match(
+    /starts with the namespaces ((?:`[a-z-]+`(?:,\s+|\s+and\s+)?)+)/,
+  )
+    ?.[1];
+  assert.ok(said, "README does not say which namespaces exist at start");
+  assert.deepEqual(
+    [...said.matchAll(/`([a-z-]+)`/g)].map((m) => m[1]).sort(),
+    actual,
+  );
+});
