@@ -37,12 +37,31 @@ class ProtocolError extends TypeError {
 }
 
 /**
+ * The API server answered the TLS handshake with `no_application_protocol`:
+ * it speaks HTTP/2 only (some gateways and load balancers are set up so),
+ * and this socket offers HTTP/1.1 alone. `fetch`, which offers both, works.
+ */
+export class Http1RefusedError extends TypeError {
+  constructor(url: string, cause: unknown) {
+    super(
+      `error sending request for url (${url}): the server does not speak HTTP/1.1 (TLS ALPN: ${
+        msg(cause)
+      })`,
+      { cause },
+    );
+    this.name = "TypeError";
+  }
+}
+
+/**
  * Send `GET url` with `headers` on a new connection and resolve with the
  * response once its head has arrived; the body streams each socket read's
- * payload as one chunk. Aborting `signal` (before or after the head) closes
- * the connection; so does cancelling the body or reading it to its end.
+ * payload as one chunk. Aborting `signal` (before or after the head, during
+ * the connect too) closes the connection; so does cancelling the body or
+ * reading it to its end. TCP keep-alive is on where Deno can set it.
  * Rejects like `fetch`: a TypeError when the connection fails or the answer
- * is not HTTP/1.x, `signal.reason` on abort.
+ * is not HTTP/1.x ({@link Http1RefusedError} when the server refuses
+ * HTTP/1.1 in the TLS handshake), `signal.reason` on abort.
  *
  * `request` makes it another method with a body, and adds header lines
  * sent one per value (`Headers` joins repeated names with ", ", which a Go
@@ -70,15 +89,7 @@ export async function streamGet(
   const port = Number(u.port || (https ? 443 : 80));
   let conn: Deno.Conn;
   try {
-    conn = https
-      ? await Deno.connectTls({
-        hostname,
-        port,
-        caCerts: tls.caData ? [tls.caData] : undefined,
-        alpnProtocols: ["http/1.1"],
-        ...(tls.clientCert ?? {}),
-      })
-      : await Deno.connect({ hostname, port, signal });
+    conn = await connect(hostname, port, https, signal, tls);
   } catch (err) {
     signal.throwIfAborted();
     throw new TypeError(`error sending request for url (${url}): ${msg(err)}`, {
@@ -88,6 +99,18 @@ export async function streamGet(
   const socket = new Socket(conn, signal);
   try {
     signal.throwIfAborted();
+    if ("handshake" in conn) {
+      // The handshake would run on the first write anyway; run on its own
+      // it tells an HTTP/2-only server apart from other failures.
+      try {
+        await (conn as Deno.TlsConn).handshake();
+      } catch (err) {
+        if (err instanceof Error && /NoApplicationProtocol/.test(err.message)) {
+          throw new Http1RefusedError(url, err);
+        }
+        throw err;
+      }
+    }
     const method = request.method ?? "GET";
     let head =
       `${method} ${u.pathname}${u.search} HTTP/1.1\r\nHost: ${u.host}\r\n`;
@@ -114,6 +137,71 @@ export async function streamGet(
       { cause: err },
     );
   }
+}
+
+/**
+ * Open the connection. TCP through `Deno.connect`, which takes the signal
+ * and gives a socket that can keep alive (so a peer that vanished without
+ * a FIN is noticed by the kernel's probes); TLS is started on it, unless a
+ * client certificate is needed: only `Deno.connectTls` presents one, and
+ * it takes no signal, so it is raced against the signal instead.
+ */
+async function connect(
+  hostname: string,
+  port: number,
+  https: boolean,
+  signal: AbortSignal,
+  tls: SocketTls,
+): Promise<Deno.Conn> {
+  const caCerts = tls.caData ? [tls.caData] : undefined;
+  const alpnProtocols = ["http/1.1"];
+  if (https && tls.clientCert) {
+    return await unlessAborted(
+      Deno.connectTls({
+        hostname,
+        port,
+        caCerts,
+        alpnProtocols,
+        ...tls.clientCert,
+      }),
+      signal,
+    );
+  }
+  const tcp = await Deno.connect({ hostname, port, signal });
+  tcp.setKeepAlive(true);
+  if (!https) return tcp;
+  try {
+    return await Deno.startTls(tcp, { hostname, caCerts, alpnProtocols });
+  } catch (err) {
+    try {
+      tcp.close();
+    } catch {
+      // startTls took the connection over and released it.
+    }
+    throw err;
+  }
+}
+
+/**
+ * `connecting`, or a rejection with `signal.reason` as soon as the signal
+ * aborts; a connection that arrives after that is closed at once.
+ */
+function unlessAborted<T extends Deno.Conn>(
+  connecting: Promise<T>,
+  signal: AbortSignal,
+): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    connecting.then((conn) => {
+      signal.removeEventListener("abort", onAbort);
+      if (signal.aborted) conn.close();
+      else resolve(conn);
+    }, (err) => {
+      signal.removeEventListener("abort", onAbort);
+      reject(err);
+    });
+  });
 }
 
 /** A connection that closes once, on abort, on cancel or at the body's end. */
@@ -164,14 +252,20 @@ interface Head {
   body: ReadableStream<Uint8Array> | null;
 }
 
+/** A header field name (RFC 9110 token). */
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+const HTTP1 = "HTTP/1.";
+
 /** Read the status line and headers; the body framing follows from them. */
 async function readHead(socket: Socket): Promise<Head> {
   let buf = new Uint8Array(READ_SIZE);
   let len = 0;
   for (;;) {
-    // 1xx answers (100 Continue) precede the real one; skip them.
+    // 1xx answers (100 Continue, 103 Early Hints) precede the real one;
+    // skip them.
     let end: number;
     while ((end = headEnd(buf, len)) < 0) {
+      expectHttp1(buf, len);
       if (len === buf.length) {
         if (buf.length >= MAX_HEAD) {
           throw new ProtocolError(`a head longer than ${MAX_HEAD} bytes`);
@@ -190,8 +284,9 @@ async function readHead(socket: Socket): Promise<Head> {
       }
       len += n;
     }
-    const text = new TextDecoder("latin1").decode(buf.subarray(0, end));
-    const lines = text.split("\r\n");
+    // ISO-8859-1 byte for byte (TextDecoder's "latin1" is windows-1252,
+    // which maps 0x80-0x9F above U+00FF, and Headers refuses those).
+    const lines = latin1(buf, 0, end).split("\r\n");
     const m = /^HTTP\/1\.[01] (\d{3})(?: (.*))?$/.exec(lines[0]);
     if (!m) {
       throw new ProtocolError(
@@ -199,6 +294,12 @@ async function readHead(socket: Socket): Promise<Head> {
       );
     }
     const status = Number(m[1]);
+    if (status === 101) {
+      // Nothing asked to switch protocols: what follows is not HTTP/1.1.
+      throw new ProtocolError(
+        "101 Switching Protocols, but no upgrade was asked for",
+      );
+    }
     const rest = buf.slice(end + 4, len);
     if (status < 200) {
       buf.set(rest);
@@ -208,9 +309,27 @@ async function readHead(socket: Socket): Promise<Head> {
     const headers = new Headers();
     for (let i = 1; i < lines.length; i++) {
       const line = lines[i];
+      // An obs-fold continuation, or a space before the colon, could make
+      // this reader and a proxy see different framing: refuse both.
       const colon = line.indexOf(":");
-      if (colon <= 0) throw new ProtocolError(`a malformed header line`);
-      headers.append(line.slice(0, colon).trim(), line.slice(colon + 1).trim());
+      const name = line.slice(0, colon);
+      if (colon <= 0 || !TOKEN.test(name)) {
+        throw new ProtocolError(
+          `a malformed header line ${JSON.stringify(line.slice(0, 40))}`,
+        );
+      }
+      headers.append(
+        name,
+        line.slice(colon + 1).replace(/^[ \t]+|[ \t]+$/g, ""),
+      );
+    }
+    const ce = headers.get("content-encoding");
+    if (ce !== null && !/^(identity)?$/i.test(ce.trim())) {
+      // None was asked for (no Accept-Encoding is sent); decoding it as
+      // text would fail later as invalid UTF-8.
+      throw new ProtocolError(
+        `a content-encoding of ${JSON.stringify(ce)}; only identity is read`,
+      );
     }
     // Statuses that carry no body (Response refuses one for them).
     if (status === 204 || status === 205 || status === 304) {
@@ -221,8 +340,12 @@ async function readHead(socket: Socket): Promise<Head> {
     const cl = headers.get("content-length");
     let framing: Framing;
     if (te !== null) {
-      if (!/(^|,)\s*chunked\s*$/i.test(te)) {
-        throw new ProtocolError(`an unsupported transfer-encoding ${te}`);
+      // Exactly one chunked: another coding under it (gzip, chunked) would
+      // pass undecoded, and chunked twice is forbidden (RFC 9112 6.1).
+      if (te.trim().toLowerCase() !== "chunked") {
+        throw new ProtocolError(
+          `a transfer-encoding of ${JSON.stringify(te)}; only chunked is read`,
+        );
       }
       framing = new Chunked();
     } else if (cl !== null) {
@@ -240,6 +363,24 @@ async function readHead(socket: Socket): Promise<Head> {
       headers,
       body: bodyStream(socket, framing, rest),
     };
+  }
+}
+
+/**
+ * Throw as soon as the first bytes of `buf[0, len)` cannot begin an
+ * HTTP/1.x answer (an HTTP/2 frame, a TLS alert, garbage), instead of
+ * waiting for a CRLFCRLF that may never come.
+ */
+function expectHttp1(buf: Uint8Array, len: number): void {
+  const n = Math.min(len, HTTP1.length);
+  for (let i = 0; i < n; i++) {
+    if (buf[i] !== HTTP1.charCodeAt(i)) {
+      throw new ProtocolError(
+        `not an HTTP/1.x answer: ${
+          JSON.stringify(latin1(buf, 0, Math.min(len, 16)))
+        }`,
+      );
+    }
   }
 }
 
@@ -421,7 +562,11 @@ export class Chunked implements Framing {
           }
           // Chunk extensions (";name=value") carry nothing for us.
           const hex = line.split(";", 1)[0].trim();
-          if (!/^[0-9a-fA-F]{1,12}$/.test(hex)) {
+          // Leading zeros carry nothing; 12 significant hex digits stay
+          // within a safe integer (the body is streamed, never held).
+          if (
+            !/^[0-9a-fA-F]+$/.test(hex) || hex.replace(/^0+/, "").length > 12
+          ) {
             throw new TypeError(
               `error reading a body from connection: a chunk size of ${
                 JSON.stringify(hex.slice(0, 20))
@@ -457,4 +602,151 @@ function latin1(bytes: Uint8Array, from: number, to: number): string {
 
 function msg(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
+}
+
+/**
+ * A client's choice of transport for its watches: its own socket (see
+ * {@link streamGet}) or `fetch`. The socket is not used when the cluster
+ * is reached through a proxy (the config's `proxyUrl`, or a proxy
+ * variable of the environment that `fetch` would follow), nor once a
+ * server answered that it speaks HTTP/2 only.
+ */
+export class WatchTransport {
+  #socket: boolean;
+
+  /**
+   * @param server the API server's URL
+   * @param socket whether the socket is wanted (`watchTransport: "socket"`
+   * and no `proxyUrl`)
+   * @param env reads an environment variable, or null when the
+   * environment cannot be read; default {@link readableEnv}
+   */
+  constructor(
+    server: string,
+    socket: boolean,
+    env: EnvReader | null = readableEnv(),
+  ) {
+    this.#socket = socket && !envProxyApplies(new URL(server), env);
+  }
+
+  /** Whether the next watch reads a socket of its own. */
+  get socket(): boolean {
+    return this.#socket;
+  }
+
+  /**
+   * {@link streamGet}; when the server refuses HTTP/1.1 in the TLS
+   * handshake, `viaFetch()` instead, and `fetch` from then on.
+   */
+  async get(
+    url: string,
+    headers: Headers,
+    signal: AbortSignal,
+    tls: SocketTls,
+    viaFetch: () => Promise<Response>,
+  ): Promise<Response> {
+    try {
+      return await streamGet(url, headers, signal, tls);
+    } catch (err) {
+      if (!(err instanceof Http1RefusedError) || signal.aborted) throw err;
+      this.#socket = false;
+      return await viaFetch();
+    }
+  }
+}
+
+/** Reads an environment variable. */
+type EnvReader = (name: string) => string | undefined;
+
+/** The variables Deno's `fetch` reads to pick a proxy, in both cases. */
+const PROXY_VARS = ["ALL_PROXY", "HTTPS_PROXY", "HTTP_PROXY"];
+const NO_PROXY_VARS = ["NO_PROXY", "no_proxy"];
+
+/**
+ * `Deno.env.get` when every proxy variable may be read, else null.
+ * Asked with `querySync`, so that no permission prompt appears: a program
+ * without `--allow-env` cannot tell whether `fetch` uses a proxy.
+ */
+export function readableEnv(): EnvReader | null {
+  const names = [
+    ...PROXY_VARS.flatMap((n) => [n, n.toLowerCase()]),
+    ...NO_PROXY_VARS,
+  ];
+  try {
+    for (const variable of names) {
+      const { state } = Deno.permissions.querySync({ name: "env", variable });
+      if (state !== "granted") return null;
+    }
+  } catch {
+    return null;
+  }
+  return (name) => Deno.env.get(name);
+}
+
+/**
+ * Whether `fetch` may go through a proxy for `url`: a proxy variable is set
+ * (any of them, for any scheme: a wrong guess costs only the faster reads)
+ * and `NO_PROXY` (else `no_proxy`) does not exempt the host by Deno's rules:
+ * comma-separated entries; `*`; a domain, with or without a leading dot,
+ * matching itself and its subdomains; an IPv4 address or CIDR block; an
+ * IPv6 address. An environment that cannot be read (`env` null) may.
+ */
+export function envProxyApplies(
+  url: URL,
+  env: EnvReader | null,
+): boolean {
+  if (env === null) return true;
+  const set = PROXY_VARS.some((n) => env(n) || env(n.toLowerCase()));
+  if (!set) return false;
+  const list = env("NO_PROXY") ?? env("no_proxy") ?? "";
+  return list === "" || !noProxyExempts(list, url.hostname);
+}
+
+function noProxyExempts(list: string, hostname: string): boolean {
+  const entries = list.split(",").map((e) => e.trim());
+  if (hostname.startsWith("[")) {
+    // An IPv6 host matches an equal address (CIDR blocks are not read:
+    // such a host keeps to fetch).
+    return entries.some((e) => e.includes(":") && ipv6(e) === hostname);
+  }
+  const ip = ipv4(hostname);
+  if (ip !== undefined) {
+    return entries.some((e) => {
+      const [addr, bits, extra] = e.split("/");
+      const a = ipv4(addr);
+      if (a === undefined || extra !== undefined) return false;
+      if (bits === undefined) return a === ip;
+      if (!/^(3[0-2]|[12]?\d)$/.test(bits)) return false;
+      const mask = Number(bits) === 0 ? 0 : (~0 << (32 - Number(bits))) >>> 0;
+      return ((a & mask) >>> 0) === ((ip & mask) >>> 0);
+    });
+  }
+  const h = hostname;
+  return entries.some((d) =>
+    d === h || d === `.${h}` || d === "*" ||
+    (h.endsWith(d) && (d.startsWith(".") || h[h.length - d.length - 1] === "."))
+  );
+}
+
+/** A dotted-quad IPv4 address (no leading zeros) as a number, else undefined. */
+function ipv4(s: string): number | undefined {
+  const m = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(s);
+  if (!m) return undefined;
+  let n = 0;
+  for (const part of m.slice(1)) {
+    if ((part.length > 1 && part[0] === "0") || Number(part) > 255) {
+      return undefined;
+    }
+    n = n * 256 + Number(part);
+  }
+  return n;
+}
+
+/** An IPv6 address in the URL's canonical bracketed form, else undefined. */
+function ipv6(s: string): string | undefined {
+  try {
+    return new URL(`http://[${s}]/`).hostname;
+  } catch {
+    return undefined;
+  }
 }

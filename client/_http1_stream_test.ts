@@ -58,6 +58,21 @@ Deno.test("Chunked rejects a size that is not hex and a chunk not ended by CRLF"
   );
 });
 
+Deno.test("Chunked accepts a size with leading zeros and refuses more than 12 significant digits", () => {
+  const c = new Chunked();
+  assert.equal(
+    dec.decode(
+      c.payload(enc.encode("0000000000000005\r\nhello\r\n00\r\n\r\n")),
+    ),
+    "hello",
+  );
+  assert.equal(c.done, true);
+  assert.throws(
+    () => new Chunked().payload(enc.encode("1000000000000\r\n")),
+    /a chunk size of "1000000000000"/,
+  );
+});
+
 /**
  * A one-connection HTTP/1.1 server: answers the first request with `head`,
  * then writes what `body()` resolves in one write and closes (unless it
@@ -271,4 +286,88 @@ Deno.test({
       break;
     }
   },
+});
+
+/** The error of a watch whose answer is `head` and then the events, chunked. */
+async function watchError(head: string): Promise<unknown> {
+  const server = rawServer(
+    head,
+    () => Promise.resolve(chunked([event(1)])),
+  );
+  await using client = new KubeClient(
+    KubeConfig.fromOptions({ server: server.url }),
+  );
+  try {
+    await Array.fromAsync(await client.watch(ConfigMaps));
+  } catch (err) {
+    return err;
+  } finally {
+    await server.closed;
+  }
+  return undefined;
+}
+
+Deno.test("KubeClient.watch over its socket refuses a transfer-encoding other than chunked alone, a content-encoding, and malformed header lines", async () => {
+  for (
+    const [headers, want] of [
+      [
+        "Transfer-Encoding: gzip, chunked",
+        /a transfer-encoding of "gzip, chunked"; only chunked is read/,
+      ],
+      [
+        "Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked",
+        /a transfer-encoding of "chunked, chunked"/,
+      ],
+      [
+        "Transfer-Encoding: chunked\r\nContent-Encoding: gzip",
+        /a content-encoding of "gzip"; only identity is read/,
+      ],
+      [
+        "Transfer-Encoding : chunked",
+        /a malformed header line "Transfer-Encoding : chunked"/,
+      ],
+      [
+        "Transfer-Encoding: chunked\r\nX-A: a\r\n  folded",
+        /a malformed header line "  folded"/,
+      ],
+    ] as const
+  ) {
+    const err = await watchError(`HTTP/1.1 200 OK\r\n${headers}\r\n\r\n`);
+    assert.ok(err instanceof TypeError, `${headers}: ${err}`);
+    assert.match(err.message, want);
+  }
+  // identity and the ordinary spelling stay accepted.
+  assert.equal(
+    await watchError(
+      "HTTP/1.1 200 OK\r\nTransfer-Encoding:  Chunked \r\nContent-Encoding: identity\r\n\r\n",
+    ),
+    undefined,
+  );
+});
+
+Deno.test("KubeClient.watch over its socket reads head bytes 0x80-0x9F as ISO-8859-1, as fetch does", async () => {
+  const head = new Uint8Array([
+    ...enc.encode(CHUNKED_HEAD.slice(0, -2)),
+    ...enc.encode("X-Note: a"),
+    0x85,
+    0x9f,
+    0xe9,
+    ...enc.encode("\r\n\r\n"),
+  ]);
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const served = (async () => {
+    const conn = await listener.accept();
+    listener.close();
+    await conn.read(new Uint8Array(8192));
+    await conn.write(head);
+    await conn.write(chunked([event(1)]));
+    conn.close();
+  })();
+  const { port } = listener.addr as Deno.NetAddr;
+  await using client = new KubeClient(
+    KubeConfig.fromOptions({ server: `http://127.0.0.1:${port}` }),
+  );
+  const events = await Array.fromAsync(await client.watch(ConfigMaps));
+  assert.deepEqual(events.map(nameOf), ["cm-1"]);
+  await served;
 });

@@ -31,7 +31,7 @@ import { type Authenticator, newAuthenticator } from "./auth.ts";
 import { type KubeConfig, KubeConfigError } from "./config.ts";
 import { createHttpClient } from "./transport.ts";
 import { explainConnectError } from "./_connect_error.ts";
-import { streamGet } from "./_http1_stream.ts";
+import { streamGet, WatchTransport } from "./_http1_stream.ts";
 import { impersonationHeaders } from "./_impersonate.ts";
 import { CertFiles } from "./_cert_files.ts";
 import { decodeWatch } from "./watch.ts";
@@ -103,8 +103,21 @@ export interface KubeClientOptions {
    * queued up are decoded in one pass (an API server flushes every event
    * as its own HTTP chunk, and `fetch` hands a body over one chunk per
    * read). `"fetch"`: through `fetch` like every other request (HTTP/2
-   * where the server offers it). A cluster reached through a `proxyUrl`
-   * always uses `fetch`.
+   * where the server offers it).
+   *
+   * Even with `"socket"`, watches use `fetch` when a proxy may apply: the
+   * config has a `proxyUrl`, or one of `HTTPS_PROXY`, `HTTP_PROXY`,
+   * `ALL_PROXY` (either case) is set and `NO_PROXY` (else `no_proxy`) does
+   * not exempt the server's host, by the rules `fetch` follows (`*`, a
+   * domain and its subdomains, an IPv4 address or CIDR block, an IPv6
+   * address). Reading those needs `--allow-env` (at least for these eight
+   * names); without it a watch cannot know whether `fetch` would take a
+   * proxy, so it uses `fetch` (no permission prompt is shown). A server
+   * that refuses HTTP/1.1 in the TLS handshake (HTTP/2 only) gets the
+   * watch over `fetch` instead, and every later watch of this client too.
+   * The socket has TCP keep-alive on (probes after the system's idle
+   * time, 2 hours by default on Linux), except for TLS with a client
+   * certificate, where Deno offers no way to set it.
    */
   watchTransport?: "socket" | "fetch";
 }
@@ -469,7 +482,7 @@ export class KubeClient implements ResourceClient, AsyncDisposable {
   #maxObjectBytes: number;
   #maxJsonDepth: number;
   #observers = new Set<(r: RequestObservation) => void>();
-  #streamTransport: "socket" | "fetch";
+  #watchTransport: WatchTransport;
   /** The config's `Impersonate-*` headers, sent with every request. */
   #impersonation: [string, string][];
   /**
@@ -536,10 +549,8 @@ export class KubeClient implements ResourceClient, AsyncDisposable {
     }
     this.#maxObjectBytes = opts.maxObjectBytes ?? DEFAULT_MAX_OBJECT_BYTES;
     this.#maxJsonDepth = opts.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH;
-    this.#streamTransport = opts.watchTransport ?? "socket";
-    if (
-      this.#streamTransport !== "socket" && this.#streamTransport !== "fetch"
-    ) {
+    const watchTransport = opts.watchTransport ?? "socket";
+    if (watchTransport !== "socket" && watchTransport !== "fetch") {
       throw new RangeError(
         `KubeClient: opts.watchTransport must be "socket" or "fetch", got ${
           show(opts.watchTransport)
@@ -555,6 +566,10 @@ export class KubeClient implements ResourceClient, AsyncDisposable {
         "Cannot impersonate several groups or extra values through a proxy-url: Deno's fetch joins repeated headers into one, which the API server reads as one group or value",
       );
     }
+    this.#watchTransport = new WatchTransport(
+      config.server,
+      watchTransport === "socket" && !config.proxyUrl,
+    );
     this.#http = createHttpClient(config.tls, { proxyUrl: config.proxyUrl });
     this.#clients.set(this.#http, 0);
     const { certFile, keyFile, certData, keyData } = config.tls;
@@ -1080,34 +1095,42 @@ export class KubeClient implements ResourceClient, AsyncDisposable {
       let response: Response;
       const sentAt = clock.now();
       try {
-        // A watch reads its socket directly (many events per read when
-        // they queue up; fetch hands over one HTTP chunk, so one event,
-        // per read). Through a proxy, fetch knows the way.
-        if (
-          this.#impersonationRepeats ||
-          (streaming && method === "GET" && !this.config.proxyUrl &&
-            this.#streamTransport === "socket")
-        ) {
-          response = await streamGet(url, headers, ctrl.signal, {
-            caData: this.config.tls.caData,
-            clientCert: cert ?? this.#configCert(),
-          }, {
-            method,
-            body,
-            headerLines: this.#impersonationRepeats
-              ? this.#impersonation
-              : undefined,
-          });
-        } else {
+        const tls = {
+          caData: this.config.tls.caData,
+          clientCert: cert ?? this.#configCert(),
+        };
+        const viaFetch = () => {
           const client = this.#client(cert);
           clientDone = client.done;
-          response = await fetch(url, {
+          return fetch(url, {
             method,
             headers,
             body,
             signal: ctrl.signal,
             client: client.http,
           });
+        };
+        if (this.#impersonationRepeats) {
+          response = await streamGet(url, headers, ctrl.signal, tls, {
+            method,
+            body,
+            headerLines: this.#impersonation,
+          });
+        } else if (
+          streaming && method === "GET" && this.#watchTransport.socket
+        ) {
+          // A watch reads its socket directly (many events per read when
+          // they queue up; fetch hands over one HTTP chunk, so one event,
+          // per read). Through a proxy, fetch knows the way.
+          response = await this.#watchTransport.get(
+            url,
+            headers,
+            ctrl.signal,
+            tls,
+            viaFetch,
+          );
+        } else {
+          response = await viaFetch();
         }
       } catch (err) {
         this.#observe(method, path, "<error>", sentAt);
