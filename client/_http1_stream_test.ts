@@ -328,7 +328,7 @@ Deno.test("KubeClient.watch over its socket refuses a transfer-encoding other th
       ],
       [
         "Transfer-Encoding: chunked\r\nX-A: a\r\n  folded",
-        /a malformed header line "  folded"/,
+        /a malformed header line " {2}folded"/,
       ],
     ] as const
   ) {
