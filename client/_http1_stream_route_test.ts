@@ -190,7 +190,8 @@ Deno.test("KubeClient.watch goes through the HTTP_PROXY that fetch follows, with
         stderr: "piped",
       }).output();
       const stderr = new TextDecoder().decode(out.stderr);
-      assert.equal(out.success, true, `${allowEnv}: ${stderr}`);
+      const how = allowEnv.length ? "--allow-env" : "no --allow-env";
+      assert.equal(out.success, true, `${how}: ${stderr}`);
       assert.equal(new TextDecoder().decode(out.stdout), "1 ADDED a\n");
     }
   } finally {
