@@ -23,7 +23,12 @@ import type { KubeObject } from "../api/object.ts";
  *   a second. `downMs` since the first failure.
  * - `Skipped`: a watched object of an unexpected apiVersion/kind was not
  *   applied (client-go's expected GVK check); `repeated` when this
- *   apiVersion/kind was skipped before.
+ *   apiVersion/kind was skipped before, or when more than 10 new ones were
+ *   told in the last minute (so a server cycling through kinds cannot
+ *   flood a log). `streak` counts the objects skipped in a row, this one
+ *   included: every object since the streak began was dropped, so the
+ *   cache is not being updated (the default log says so at 10, 100,
+ *   1000... in a row).
  *
  * @example Alert on long outages only
  * ```ts
@@ -50,7 +55,13 @@ export type ReflectorStatus =
   }
   | { type: "Restarted"; error: unknown; cause: string; next: "list" | "watch" }
   | { type: "Recovered"; relisted: boolean; failures: number; downMs: number }
-  | { type: "Skipped"; object: KubeObject; cause: string; repeated: boolean };
+  | {
+    type: "Skipped";
+    object: KubeObject;
+    cause: string;
+    repeated: boolean;
+    streak: number;
+  };
 
 /**
  * Receives a Reflector's {@link ReflectorStatus} events. Called
@@ -139,11 +150,26 @@ export function statusLine(
       } again after ${seconds(status.downMs)} (${status.failures} failed ${
         status.failures === 1 ? "attempt" : "attempts"
       })`;
-    case "Skipped":
-      return status.repeated ? undefined : `${name}: skipped ${status.cause}`;
+    case "Skipped": {
+      const lines: string[] = [];
+      if (!status.repeated) lines.push(`${name}: skipped ${status.cause}`);
+      if (isPowerOfTen(status.streak)) {
+        lines.push(
+          `${name}: unhealthy: the last ${status.streak} watched objects were all skipped (apiVersion/kind not expected); the cache is not being updated`,
+        );
+      }
+      return lines.length > 0 ? lines.join("\n") : undefined;
+    }
     case "Restarted":
       return undefined;
   }
+}
+
+/** 10, 100, 1000, ...: when a streak of skipped objects is worth a line. */
+function isPowerOfTen(n: number): boolean {
+  if (n < 10) return false;
+  while (n % 10 === 0) n /= 10;
+  return n === 1;
 }
 
 /** `3210` → `"3.2 s"`. */
@@ -212,6 +238,11 @@ function isStatusLike(
     typeof (err as { code?: unknown }).code === "number";
 }
 
+/** The apiVersion/kinds remembered as already told about. */
+const MAX_SKIPPED_TYPES = 100;
+/** New apiVersion/kinds told about per minute, at most. */
+const NEW_TYPES_PER_MINUTE = 10;
+
 /** An outage in progress: failures since the last success. */
 interface Outage {
   since: number;
@@ -232,6 +263,13 @@ export class StatusReporter {
   #skippedTypes = new Set<string>();
   /** Watched objects skipped for an unexpected apiVersion/kind. */
   skipped = 0;
+  /** Watched objects skipped in a row (0 once one is applied). */
+  streak = 0;
+  /** When the streak began. */
+  streakSince: number | undefined;
+  /** New apiVersion/kinds told in the current minute. */
+  #newTypesTold = 0;
+  #windowStart = -Infinity;
 
   constructor(
     reflector: { readonly name: string },
@@ -296,9 +334,22 @@ export class StatusReporter {
   /** An object of `got` apiVersion/kind skipped by an `event` of the watch. */
   skip(object: KubeObject, event: string, expected: string): void {
     this.skipped++;
+    if (this.streak++ === 0) this.streakSince = this.#now();
     const got = `${object.apiVersion ?? "?"} ${object.kind ?? "?"}`;
-    const repeated = this.#skippedTypes.has(got);
-    if (!repeated && this.#skippedTypes.size < 100) this.#skippedTypes.add(got);
+    let repeated = this.#skippedTypes.has(got);
+    if (!repeated) {
+      if (this.#skippedTypes.size < MAX_SKIPPED_TYPES) {
+        this.#skippedTypes.add(got);
+      }
+      // New kinds are told at most NEW_TYPES_PER_MINUTE a minute, however
+      // many a server cycles through (the set above stops growing).
+      const now = this.#now();
+      if (now - this.#windowStart >= 60_000) {
+        this.#windowStart = now;
+        this.#newTypesTold = 0;
+      }
+      repeated = ++this.#newTypesTold > NEW_TYPES_PER_MINUTE;
+    }
     const ns = object.metadata?.namespace;
     this.#tell({
       type: "Skipped",
@@ -307,7 +358,14 @@ export class StatusReporter {
         ns ? `${ns}/` : ""
       }${object.metadata?.name}: ${got}, expected ${expected}`,
       repeated,
+      streak: this.streak,
     });
+  }
+
+  /** A watched object was applied: the streak of skipped ones is over. */
+  applied(): void {
+    this.streak = 0;
+    this.streakSince = undefined;
   }
 
   #tell(status: ReflectorStatus): void {

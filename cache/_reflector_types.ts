@@ -226,6 +226,13 @@ export interface ReflectorHealth {
   lastSyncResourceVersion: string;
   /** Watched objects skipped for an unexpected apiVersion/kind. */
   skippedObjects: number;
+  /**
+   * When the watched objects began to be skipped in a row (every one since
+   * was of an unexpected apiVersion/kind, so none reached the cache: it is
+   * going stale); undefined when the last watched object was applied. A
+   * health check should treat a set value as unhealthy.
+   */
+  skippingSince: number | undefined;
   /** Failures since the last success; 0 when healthy. */
   failures: number;
 }

@@ -324,6 +324,7 @@ function step<T extends KubeObject>(
     status.skip(obj, ev.type, `${expected.apiVersion} ${expected.kind}`);
     return undefined;
   }
+  if (status.streak !== 0 && ev.type !== "BOOKMARK") status.applied();
   apply(c, ev);
   const target = c.target;
   if (ev.type !== "ADDED") target.holdRV = false;

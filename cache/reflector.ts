@@ -258,6 +258,7 @@ export class Reflector<T extends KubeObject = KubeObject>
       lastErrorAt: this.#lastErrorAt,
       lastSyncResourceVersion: this.#state.rv,
       skippedObjects: this.#status.skipped,
+      skippingSince: this.#status.streakSince,
       failures: this.#status.failures,
     };
   }

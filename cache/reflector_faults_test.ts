@@ -8,6 +8,7 @@ import {
   Reflector,
   type ReflectorStatus,
 } from "./reflector.ts";
+import { statusLine } from "./_reflector_status.ts";
 import type {
   ListerWatcher,
   ListOptions,
@@ -440,4 +441,55 @@ Deno.test("Reflector backs off on a watch stream that cannot be decoded (from it
     "WATCH rv=8",
     "WATCH rv=10",
   ]);
+});
+
+Deno.test("Reflector's skipped-kind log stays bounded whatever the number of kinds, keeps counting, and says when every object is being skipped", async () => {
+  const lw = new ScriptedLW();
+  lw.expectedType = { apiVersion: "apps/v1", kind: "Deployment" };
+  lw.lists = [list("50")];
+  // A server cycling through 1,000 kinds, then one good object.
+  const events: WatchEvent<KubeObject>[] = [];
+  for (let i = 0; i < 1_000; i++) {
+    events.push({
+      type: "ADDED",
+      object: pod(`x${i}`, String(51 + i), {
+        apiVersion: "example.com/v1",
+        kind: `Kind${i}`,
+      }),
+    });
+  }
+  const good = pod("d", "2000", { apiVersion: "apps/v1", kind: "Deployment" });
+  lw.watches = [
+    {
+      events,
+      // Then garbage: a backoff before the next watch.
+      thenThrow: Object.assign(new Error("not JSON"), {
+        name: "WatchDecodeError",
+        kind: "Malformed",
+      }),
+    },
+    [{ type: "ADDED", object: good }],
+    "hang",
+  ];
+  await using r = reflectorOn(lw);
+  await until(() => r.reflector.health().skippedObjects === 1_000);
+  const lines = r.statuses.map((s) => statusLine("deployments", s)).filter(
+    (l) => l !== undefined,
+  ).join("\n").split("\n").filter((l) =>
+    l.includes("skipped") || l.includes("unhealthy")
+  );
+  const told = lines.filter((l) => l.startsWith("deployments: skipped"));
+  assert.equal(told.length, 10, "10 new kinds a minute, not 1,000 lines");
+  assert.deepEqual(
+    lines.filter((l) => l.includes("unhealthy")),
+    [10, 100, 1_000].map((n) =>
+      `deployments: unhealthy: the last ${n} watched objects were all skipped (apiVersion/kind not expected); the cache is not being updated`
+    ),
+  );
+  assert.equal(typeof r.reflector.health().skippingSince, "number");
+  // A minute later, new kinds are told again; an applied object ends the streak.
+  await r.clock.step(61_000);
+  await until(() => r.store.ops.includes("add d@2000"));
+  assert.equal(r.reflector.health().skippingSince, undefined);
+  assert.equal(r.reflector.health().skippedObjects, 1_000);
 });

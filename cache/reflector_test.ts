@@ -635,6 +635,7 @@ Deno.test("Reflector.health() reports last event time, restarts, relists and the
     lastErrorAt: undefined,
     lastSyncResourceVersion: "",
     skippedObjects: 0,
+    skippingSince: undefined,
     failures: 0,
   });
   h.source.addDropWatch(obj("seed"));
