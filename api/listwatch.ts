@@ -11,6 +11,7 @@
 
 import type { KubeObject, PartialObjectMetadata, Status } from "./object.ts";
 import type { ResourceType } from "./resources.ts";
+import { toPartialObjectMetadata } from "./_partial_metadata.ts";
 import {
   checkFunction,
   checkMethods,
@@ -518,7 +519,13 @@ function filteredListWatch<T extends KubeObject>(
   // The client reads only the type's path; with an Accept header the
   // answer's shape is the header's, hence the cast.
   const t = type as ResourceType<T>;
-  const transform = filters.transform as ((obj: T) => T) | undefined;
+  const userTransform = filters.transform as ((obj: T) => T) | undefined;
+  // A server that ignores the metadata-only Accept answers with full
+  // objects: reduced to their metadata here rather than skipped by the
+  // Reflector as an unexpected kind (which left the cache stale).
+  const transform = !meta ? userTransform : userTransform
+    ? (obj: T) => userTransform(toPartialObjectMetadata(obj) as unknown as T)
+    : (obj: T) => toPartialObjectMetadata(obj) as unknown as T;
   if (!transform) {
     return {
       description,
@@ -535,7 +542,7 @@ function filteredListWatch<T extends KubeObject>(
     list: (opts, signal, hooks) =>
       client.list(t, {
         ...withFilters(opts, signal, accept?.list, hooks),
-        mapItem: filters.transform,
+        mapItem: transform as unknown as (item: KubeObject) => KubeObject,
       }),
     watch: async (opts, signal) =>
       transformEvents(
@@ -673,7 +680,11 @@ export const METADATA_WATCH_ACCEPT =
  * of the bytes of full objects (client-go `metadatainformer`,
  * `NewFilteredMetadataInformer`; kube-rs `metadata_watcher`): use it when
  * handlers need names, labels, annotations or owners only. Combine it with
- * the `stripManagedFields` transform to drop managedFields as well.
+ * the `stripManagedFields` transform to drop managedFields as well. A
+ * server that ignores the metadata-only `Accept` (older servers, some
+ * aggregated APIs) answers with full objects: they are reduced to a
+ * PartialObjectMetadata of their metadata as they are decoded, so the
+ * cache stays current (the fallback of client-go's metadata client).
  *
  * @typeParam T the full object type (only its resource path is used)
  * @param client lists and watches (a `KubeClient`, or any {@link ResourceClient}

@@ -55,3 +55,71 @@ Deno.test("SharedInformerFactory.metadataInformerFor() over KubeClient and FakeA
   assert.equal(events[3], "delete");
   await factory.shutdown();
 });
+
+Deno.test("a metadata-only informer on a server that ignores as=PartialObjectMetadata converts the full objects it gets (list and watch) instead of skipping them", async () => {
+  // An older server or an aggregated API: full Pods whatever the Accept.
+  const pod = (name: string, rv: string) => ({
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: { namespace: "default", name, resourceVersion: rv },
+    spec: { containers: [{ name: "c", image: "secret-image" }] },
+  });
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+    (req) => {
+      const url = new URL(req.url);
+      if (url.searchParams.get("watch") !== "true") {
+        return Response.json({
+          kind: "PodList",
+          apiVersion: "v1",
+          metadata: { resourceVersion: "5" },
+          // List items come without kind, as from an apiserver.
+          items: [{ metadata: pod("a", "5").metadata, spec: {} }],
+        });
+      }
+      if (url.searchParams.get("resourceVersion") !== "5") {
+        return new Response(new ReadableStream({ start() {} }));
+      }
+      return new Response(
+        [
+          { type: "MODIFIED", object: pod("a", "6") },
+          { type: "ADDED", object: pod("b", "7") },
+        ].map((e) => JSON.stringify(e) + "\n").join(""),
+      );
+    },
+  );
+  await using client = new KubeClient(
+    KubeConfig.fromOptions({ server: `http://127.0.0.1:${server.addr.port}` }),
+  );
+  const clock = new FakeClock();
+  const factory = new SharedInformerFactory(client, { clock });
+  const informer = factory.metadataInformerFor(Pods);
+  const stop = new AbortController();
+  const running = informer.run(stop.signal);
+  try {
+    for (
+      let i = 0;
+      i < 5_000 && informer.getStore().listKeys().length < 2;
+      i++
+    ) {
+      await new Promise((r) => setTimeout(r, 0));
+    }
+    const objs = informer.getStore().list() as PartialObjectMetadata[];
+    assert.deepEqual(
+      objs.map((o) =>
+        `${o.apiVersion} ${o.kind} ${o.metadata.name}@${o.metadata.resourceVersion}`
+      ).sort(),
+      [
+        "meta.k8s.io/v1 PartialObjectMetadata a@6",
+        "meta.k8s.io/v1 PartialObjectMetadata b@7",
+      ],
+    );
+    assert.ok(objs.every((o) => !("spec" in o)), "only the metadata is kept");
+    assert.equal(informer.health()?.skippedObjects, 0);
+    assert.equal(informer.lastSyncResourceVersion(), "7");
+  } finally {
+    stop.abort();
+    await running;
+    await server.shutdown();
+  }
+});
