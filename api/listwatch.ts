@@ -523,7 +523,9 @@ function filteredListWatch<T extends KubeObject>(
   // A server that ignores the metadata-only Accept answers with full
   // objects: reduced to their metadata here rather than skipped by the
   // Reflector as an unexpected kind (which left the cache stale).
-  const transform = !meta ? userTransform : userTransform
+  const transform = !meta
+    ? userTransform
+    : userTransform
     ? (obj: T) => userTransform(toPartialObjectMetadata(obj) as unknown as T)
     : (obj: T) => toPartialObjectMetadata(obj) as unknown as T;
   if (!transform) {
