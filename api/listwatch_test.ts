@@ -180,7 +180,11 @@ Deno.test("listWatch() with a transform passes it to the client as mapItem and a
   ]);
   const lw = metadataListWatch(client, Pods, { transform: strip });
   await lw.list({});
-  assert.equal(calls[0].opts.mapItem, strip);
+  // The transform runs after full objects are reduced to their metadata.
+  const item = meta("x", "3", { app: "web" });
+  assert.deepEqual(calls[0].opts.mapItem!(item), strip(item));
+  const full = { ...item, apiVersion: "v1", kind: "Pod", spec: {} };
+  assert.deepEqual(calls[0].opts.mapItem!(full as KubeObject), strip(item));
   const ac = new AbortController();
   const got: WatchEvent<KubeObject>[] = [];
   for await (const ev of await lw.watch({}, ac.signal)) {
