@@ -54,6 +54,8 @@ Options:
                        RSS floor of any client)
   --client-heap MB     --max-old-space-size of the client processes, or
                        "default" for V8's default (default 16384)
+  --client-v8-flags F  more V8 flags for the client processes, comma-separated
+                       (e.g. --max-semi-space-size=2)
   --timeout MS         per client process, then it is killed (default 600000)
   --watch-writes W     how the server writes watch events: event (one
                        chunk per event, as a real apiserver flushes; the
@@ -97,8 +99,11 @@ const KNOWN_FLAGS = new Set([
   "--no-inproc",
   "--watch-writes",
   "--tls",
+  "--client-v8-flags",
 ]);
-for (const a of Deno.args) {
+for (const [i, a] of Deno.args.entries()) {
+  // The value of --client-v8-flags is itself a flag.
+  if (Deno.args[i - 1] === "--client-v8-flags") continue;
   if (a.startsWith("--") && !KNOWN_FLAGS.has(a)) {
     console.error(`Unknown option ${a}\n\n${USAGE}`);
     Deno.exit(2);
@@ -141,9 +146,12 @@ const pki = Deno.args.includes("--tls") ? await makePki() : undefined;
 const tlsArgs = pki ? ["--tls", pki.dir] : [];
 const caArgs = pki ? ["--ca", `${pki.dir}/ca.crt`] : [];
 const HEAP = "--max-old-space-size=16384";
-const CLIENT_FLAGS = clientHeap === "default"
-  ? "--expose-gc"
-  : `--expose-gc,--max-old-space-size=${clientHeap}`;
+const extraFlags = option("--client-v8-flags", "");
+const CLIENT_FLAGS =
+  (clientHeap === "default"
+    ? "--expose-gc"
+    : `--expose-gc,--max-old-space-size=${clientHeap}`) +
+  (extraFlags ? `,${extraFlags}` : "");
 // The server holds only the encodings some implementation asks for.
 const serve = [
   ...(impls.some((i) => !i.includes("metadata")) ? ["full"] : []),
