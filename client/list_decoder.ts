@@ -13,7 +13,8 @@
 import {
   DEFAULT_MAX_JSON_DEPTH,
   DEFAULT_MAX_OBJECT_BYTES,
-  tooDeep,
+  parseWithin,
+  TOO_DEEP,
 } from "./_json_limits.ts";
 
 const QUOTE = 0x22;
@@ -181,8 +182,9 @@ export class ListDecoder {
     try {
       const text = this.#utf8.decode(asArray(block, last, comma, runBytes));
       // The run is the items array's contents: two levels below the top.
-      if (tooDeep(text, this.#maxDepth - 2)) this.#tooDeep();
-      run = JSON.parse(text);
+      const value = parseWithin(text, this.#maxDepth - 2);
+      if (value === TOO_DEEP) this.#tooDeep();
+      run = value as unknown[];
     } catch (err) {
       if (err instanceof SyntaxError && err.message.includes("maxJsonDepth")) {
         throw err;
@@ -687,19 +689,21 @@ function parseText(
   what: string,
   maxDepth = DEFAULT_MAX_JSON_DEPTH,
 ): unknown {
-  if (tooDeep(text, maxDepth)) {
-    throw new SyntaxError(
-      `Cannot decode ${what}: JSON nested deeper than ${maxDepth} levels (maxJsonDepth)`,
-    );
-  }
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = parseWithin(text, maxDepth);
   } catch (cause) {
     throw new SyntaxError(
       `Cannot decode ${what}: not JSON: ${JSON.stringify(text.slice(0, 40))}`,
       { cause },
     );
   }
+  if (value === TOO_DEEP) {
+    throw new SyntaxError(
+      `Cannot decode ${what}: JSON nested deeper than ${maxDepth} levels (maxJsonDepth)`,
+    );
+  }
+  return value;
 }
 
 /** Join chunks into one array of `size` bytes. */
