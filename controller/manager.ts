@@ -236,6 +236,20 @@ export class Manager implements AsyncDisposable {
       checkOptions(call, "opts.leaderElection", le);
       checkName(call, "opts.leaderElection.name", le.name);
       checkName(call, "opts.leaderElection.namespace", le.namespace);
+      // The elector checks its durations (whole seconds, deadline order)
+      // at construction: make one now so a bad option throws here.
+      new LeaderElector({
+        lock: new LeaseLock({
+          client,
+          namespace: le.namespace,
+          name: le.name,
+          identity: le.identity ?? "check",
+        }),
+        leaseDuration: le.leaseDuration,
+        renewDeadline: le.renewDeadline,
+        retryPeriod: le.retryPeriod,
+        callbacks: { onStartedLeading: () => {}, onStoppedLeading: () => {} },
+      });
     }
     for (const key of ["metrics", "health"] as const) {
       const o = opts[key];
@@ -370,7 +384,13 @@ export class Manager implements AsyncDisposable {
     }
     this.#started = true;
     this.#running = true;
-    this.#startServers();
+    try {
+      this.#startServers();
+    } catch (err) {
+      // A taken port: nothing has started, the manager stays unusable.
+      this.#running = false;
+      return Promise.reject(err);
+    }
     const run = this.#run(AbortSignal.any([signal, this.#dispose.signal]));
     this.#stopped = run.then(() => {}, () => {});
     return run;

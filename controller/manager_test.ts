@@ -333,6 +333,24 @@ Deno.test("Manager checks its arguments at the call and runs once", async () => 
     () => new Manager(client, { leaderElection: { name: "", namespace: "x" } }),
     /opts.leaderElection.name must be a non-empty string, got ""/,
   );
+  assert.throws(
+    () =>
+      new Manager(client, {
+        leaderElection: { name: "l", namespace: "x", renewDeadline: 20_000 },
+      }),
+    /leaseDuration \(15000 ms\) must be greater than renewDeadline \(20000 ms\)/,
+  );
+  // A taken port rejects run(), it does not throw.
+  const taken = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const busy = new Manager(client, {
+    health: { port: (taken.addr as Deno.NetAddr).port },
+  });
+  await assert.rejects(
+    busy.run(new AbortController().signal),
+    Deno.errors.AddrInUse,
+  );
+  taken.close();
+  await busy[Symbol.asyncDispose]();
   await using manager = new Manager(client, { clock: c.clock });
   await assert.rejects(
     manager.run("no" as never),
