@@ -3,7 +3,7 @@
 // reconcileHandler, handler.EnqueueRequestForOwner).
 
 import assert from "node:assert/strict";
-import { ConfigMaps, Secrets } from "../api/resources.ts";
+import { ConfigMaps, Namespaces, Secrets } from "../api/resources.ts";
 import type { ConfigMap, Secret } from "../api/types.ts";
 import { ItemExponentialFailureRateLimiter } from "../workqueue/rate_limiter.ts";
 import { Manager } from "./manager.ts";
@@ -298,4 +298,41 @@ Deno.test("Manager.controller and the builder check their arguments at the call"
   b.complete(() => {});
   assert.throws(() => b.owns(Secrets), /complete already/);
   assert.throws(() => manager.controller("y", ConfigMaps), /named "y" exists/);
+});
+
+Deno.test("Manager namespace scopes every informer; a cluster-scoped type's Requests have no namespace", async () => {
+  await using c = await TestCluster.start();
+  c.server.create(ConfigMaps, {
+    metadata: { name: "in", namespace: "team-a" },
+  });
+  c.server.create(ConfigMaps, {
+    metadata: { name: "out", namespace: "default" },
+  });
+  await using scoped = new Manager(c.client(), {
+    clock: c.clock,
+    namespace: "team-a",
+  });
+  const keys: string[] = [];
+  scoped.controller("cm", ConfigMaps).complete((req) => {
+    keys.push(keyOf(req));
+  });
+  const run = running(c, scoped);
+  await c.until(() => keys.length === 1, "scoped reconcile");
+  await c.clock.step(500);
+  await c.settle();
+  assert.deepEqual(keys, ["team-a/in"]);
+  await run.stop();
+
+  await using cluster = new Manager(c.client(), { clock: c.clock });
+  const nsRequests: Request[] = [];
+  cluster.controller("ns", Namespaces).complete((req) => {
+    nsRequests.push(req);
+  });
+  const run2 = running(c, cluster);
+  await c.until(
+    () => nsRequests.some((r) => r.name === "kube-system"),
+    "namespaces",
+  );
+  assert.ok(nsRequests.every((r) => !("namespace" in r)));
+  await run2.stop();
 });
