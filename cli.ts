@@ -37,7 +37,7 @@ import type { KubeObject } from "./api/object.ts";
 import type { DeepReadonly } from "./api/readonly.ts";
 import { KubeConfig } from "./client/config.ts";
 import { KubeClient } from "./client/rest.ts";
-import { listWatch } from "./api/listwatch.ts";
+import { listWatch } from "./api/resource_client.ts";
 import { apiVersionOf, type ResourceType } from "./api/resources.ts";
 import { startDemoCluster } from "./testing/demo_cluster.ts";
 import { parseArgs, USAGE, UsageError, type WatchArgs } from "./_cli/args.ts";

@@ -7,7 +7,7 @@
 
 import { KubeConfigError } from "../client/config.ts";
 import { StatusError } from "../api/errors.ts";
-import { RequestTimeoutError } from "../client/rest.ts";
+import { RequestTimeoutError } from "../api/errors.ts";
 import { UnknownResourceError } from "../client/discovery.ts";
 
 /**

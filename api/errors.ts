@@ -1,8 +1,10 @@
 /**
  * {@link StatusError}, the error the API server answers with, and the
  * predicates of apimachinery's `k8s.io/apimachinery/pkg/api/errors`
- * (`isNotFound`, `isConflict`, `isGone`, ...). Part of the API vocabulary:
- * `KubeClient` throws these errors, the Reflector classifies them.
+ * (`isNotFound`, `isConflict`, `isGone`, ...), and
+ * {@link RequestTimeoutError}, a call that waited too long for its answer.
+ * Part of the API vocabulary: `KubeClient` throws these errors, the
+ * Reflector classifies them.
  *
  * @module
  */
@@ -494,4 +496,40 @@ export function isTimeout(err: unknown): boolean {
 export function isServerError(err: unknown): boolean {
   const e = asStatusError(err);
   return e !== undefined && e.code >= 500 && e.reason !== "Timeout";
+}
+
+/**
+ * A request that got no response headers, or no next chunk of its body,
+ * within its time limit.
+ *
+ * @example A server that does not answer in time
+ * ```ts
+ * import { ConfigMaps, KubeClient, KubeConfig, RequestTimeoutError } from "@kubecache/core";
+ * import { FakeApiServer } from "@kubecache/core/testing";
+ * import assert from "node:assert/strict";
+ *
+ * await using server = await FakeApiServer.start();
+ * server.faults.latency(60_000); // every answer takes a minute
+ * await using client = new KubeClient(KubeConfig.fromOptions({ server: server.url }), { timeoutMs: 50 });
+ * await assert.rejects(client.list(ConfigMaps), (err) => {
+ *   assert.ok(err instanceof RequestTimeoutError);
+ *   assert.equal(err.timeoutMs, 50);
+ *   return true;
+ * });
+ * ```
+ */
+export class RequestTimeoutError extends Error {
+  /** The limit that passed, in ms. */
+  readonly timeoutMs: number;
+
+  /**
+   * Create a timeout error.
+   * @param what the request, e.g. `"GET /api/v1/pods"`
+   * @param timeoutMs the limit in ms
+   */
+  constructor(what: string, timeoutMs: number) {
+    super(`Request ${what} timed out after ${timeoutMs} ms`);
+    this.name = "RequestTimeoutError";
+    this.timeoutMs = timeoutMs;
+  }
 }

@@ -3,7 +3,9 @@
  * leaderelection/), for callers without types (plain JavaScript, `any`, a parsed config): a wrong argument throws
  * at the call — a TypeError for a wrong kind of value, a RangeError for a
  * number out of range — whose message names the call, the parameter and
- * the value (Deno std's rule), instead of an engine error later.
+ * the value (Deno std's rule), instead of an engine error later. The one
+ * value formatter of the library's messages ({@link show}) and the text of
+ * a caught error ({@link errorMessage}) live here too.
  *
  * @module
  */
@@ -21,6 +23,11 @@ export function show(value: unknown): string {
     return name && name !== "Object" ? `a ${name}` : "an object";
   }
   return String(value);
+}
+
+/** The text of a caught error: its message, or the thrown value as text. */
+export function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
 }
 
 /** `value` is an AbortSignal. */

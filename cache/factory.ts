@@ -31,7 +31,7 @@ import {
   listWatch,
   metadataListWatch,
   type ResourceClient,
-} from "../api/listwatch.ts";
+} from "../api/resource_client.ts";
 import type { ResourceType } from "../api/resources.ts";
 
 /**

@@ -7,7 +7,7 @@ import { KubeClient } from "../client/rest.ts";
 import type {
   ResourceClient,
   ResourceRequestOptions,
-} from "../api/listwatch.ts";
+} from "../api/resource_client.ts";
 import { ConfigMaps, Nodes, Pods } from "../api/resources.ts";
 import type { ResourceType } from "../api/resources.ts";
 import { SharedInformerFactory } from "./factory.ts";

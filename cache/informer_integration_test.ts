@@ -18,7 +18,7 @@ import { DeletedFinalStateUnknown, metaNamespaceKeyFunc } from "./keys.ts";
 import type { KubeObject } from "../api/object.ts";
 import type { DeepReadonly } from "../api/readonly.ts";
 import { KubeConfig } from "../client/config.ts";
-import { listWatch } from "../api/listwatch.ts";
+import { listWatch } from "../api/resource_client.ts";
 import { ConfigMaps } from "../api/resources.ts";
 import { isExpired, isServerError, isTooManyRequests } from "../api/errors.ts";
 import { KubeClient } from "../client/rest.ts";

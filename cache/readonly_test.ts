@@ -5,7 +5,7 @@
 
 import assert from "node:assert/strict";
 import { deepCopy, type DeepReadonly } from "../api/readonly.ts";
-import type { ResourceClient } from "../api/listwatch.ts";
+import type { ResourceClient } from "../api/resource_client.ts";
 import { ConfigMaps } from "../api/resources.ts";
 import type { ConfigMap, Pod } from "../api/types.ts";
 import { FakeControllerSource } from "../testing/fake_controller_source.ts";

@@ -7,6 +7,7 @@
  */
 
 import type { Clock } from "../api/clock.ts";
+import { errorMessage } from "../api/validate.ts";
 
 /** A PEM client certificate (chain) and its key. */
 export interface CertPair {
@@ -69,7 +70,7 @@ export class CertFiles {
     try {
       stamp = await this.#stampOf();
     } catch (err) {
-      this.#warnOnce(`stat:${message(err)}`, err);
+      this.#warnOnce(`stat:${errorMessage(err)}`, err);
       return this.#pair;
     }
     if (stamp === this.#stamp) return this.#pair;
@@ -106,14 +107,10 @@ export class CertFiles {
     this.#warned = what;
     this.#onWarning(
       `Cannot use client certificate ${this.#certFile} with key ${this.#keyFile}: ${
-        message(err)
+        errorMessage(err)
       }; ${
         this.#pair ? "using the pair read before" : "no pair read yet"
       } until the files change`,
     );
   }
-}
-
-function message(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }

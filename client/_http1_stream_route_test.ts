@@ -5,7 +5,8 @@
 import assert from "node:assert/strict";
 import http2 from "node:http2";
 import { envProxyApplies, WatchTransport } from "./_http1_stream.ts";
-import { KubeClient, RequestTimeoutError } from "./rest.ts";
+import { KubeClient } from "./rest.ts";
+import { RequestTimeoutError } from "../api/errors.ts";
 import { KubeConfig } from "./config.ts";
 import { ConfigMaps } from "../api/resources.ts";
 import { FakeApiServer } from "../testing/fake_api_server.ts";

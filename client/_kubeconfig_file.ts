@@ -10,6 +10,7 @@
  */
 
 import { parseYaml, YamlError } from "./_yaml.ts";
+import { errorMessage } from "../api/validate.ts";
 
 /**
  * An exec credential plugin (clientcmd `api.ExecConfig`): a command that
@@ -279,7 +280,9 @@ export function parseFile(text: string, path: string): RawFile {
   try {
     doc = parseYaml(text);
   } catch (cause) {
-    const detail = cause instanceof YamlError ? cause.message : message(cause);
+    const detail = cause instanceof YamlError
+      ? cause.message
+      : errorMessage(cause);
     throw new KubeConfigError(`Cannot parse kubeconfig ${path}: ${detail}`, {
       path,
       cause,
@@ -457,8 +460,4 @@ export function mergeFiles(files: RawFile[]): RawFile {
     }
   }
   return merged;
-}
-
-function message(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }

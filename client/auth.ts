@@ -12,6 +12,7 @@
 
 import { type Clock, realClock } from "../api/clock.ts";
 import type { ExecConfig, KubeConfig, TlsConfig } from "./config.ts";
+import { errorMessage } from "../api/validate.ts";
 
 /**
  * What one request authenticates with.
@@ -539,8 +540,4 @@ export class ExecAuthenticator implements Authenticator {
     }
     return { creds, expiresAt };
   }
-}
-
-function errorMessage(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }

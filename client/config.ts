@@ -7,7 +7,12 @@
  * @module
  */
 
-import { checkObject, checkOptionalString, show } from "../api/validate.ts";
+import {
+  checkObject,
+  checkOptionalString,
+  errorMessage,
+  show,
+} from "../api/validate.ts";
 import {
   type AuthConfig,
   type ExecConfig,
@@ -374,7 +379,7 @@ export class KubeConfig {
       } catch (cause) {
         throw new KubeConfigError(
           `KubeConfig.fromOptions: cannot read ${key} ${path}: ${
-            message(cause)
+            errorMessage(cause)
           }`,
           { path, cause },
         );
@@ -448,7 +453,7 @@ export class KubeConfig {
         if (missing && paths.length > 1) continue;
         throw new KubeConfigError(
           `Cannot read kubeconfig ${p}: ${
-            missing ? `the file does not exist${fix}` : message(cause)
+            missing ? `the file does not exist${fix}` : errorMessage(cause)
           }`,
           { path: p, cause },
         );
@@ -504,7 +509,7 @@ export class KubeConfig {
     } catch (cause) {
       throw new KubeConfigError(
         `Cannot load in-cluster config: cannot read token file ${tokenPath}: ${
-          message(cause)
+          errorMessage(cause)
         }`,
         { path: tokenPath, cause },
       );
@@ -597,10 +602,6 @@ function readOptional(path: string): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-function message(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }
 
 /** PEM text as is; base64 of PEM decoded; anything else rejected. */
@@ -780,7 +781,7 @@ function resolve(file: RawFile, contextName?: string): KubeConfig {
     } catch (cause) {
       throw new KubeConfigError(
         `Cannot read ${what} ${p} of kubeconfig ${file.path}: ${
-          message(cause)
+          errorMessage(cause)
         }`,
         { path: file.path, cause },
       );

@@ -5,7 +5,8 @@ import assert from "node:assert/strict";
 import { listHead, readList } from "./list_decoder.ts";
 import { KubeClient } from "./rest.ts";
 import { KubeConfig } from "./config.ts";
-import { type ListMeta, listWatch } from "../api/listwatch.ts";
+import type { ListMeta } from "../api/listwatch.ts";
+import { listWatch } from "../api/resource_client.ts";
 import { Pods } from "../api/resources.ts";
 
 const enc = (s: string) => new TextEncoder().encode(s);

@@ -33,6 +33,7 @@ export * from "../api/resources.ts";
 export * from "../api/types.ts";
 export * from "../api/errors.ts";
 export * from "../api/listwatch.ts";
+export * from "../api/resource_client.ts";
 // The HTTP side. The transport (Deno.HttpClient setup) is internal, and the
 // kubectl column printers belong to the CLI (`@kubecache/core/cli`).
 export * from "./rest.ts";

@@ -4,17 +4,21 @@
  * throws and its predicates (`isNotFound`, `isConflict`, `isGone`, ...) live
  * in the API vocabulary, `api/errors.ts`.
  *
+ * This file holds the verbs, the paths they address and their options;
+ * sending and receiving (headers, credentials, impersonation, the idle
+ * timer, the HTTP clients and certificate rotation, the watch socket) is
+ * the transport's job (`transport.ts`), as client-go's `rest.Request` sits
+ * on its `transport` round trippers.
+ *
  * @module
  */
 
 import { type Clock, realClock } from "../api/clock.ts";
+import type { ListOptions, ObjectList, WatchEvent } from "../api/listwatch.ts";
 import type {
-  ListOptions,
-  ObjectList,
   ResourceClient,
   ResourceRequestOptions,
-  WatchEvent,
-} from "../api/listwatch.ts";
+} from "../api/resource_client.ts";
 import { StatusError } from "../api/errors.ts";
 import {
   checkObject,
@@ -28,14 +32,10 @@ import {
 import type { KubeObject, Status } from "../api/object.ts";
 import { apiVersionOf, type ResourceType } from "../api/resources.ts";
 import { type Authenticator, newAuthenticator } from "./auth.ts";
-import { type KubeConfig, KubeConfigError } from "./config.ts";
-import { createHttpClient } from "./transport.ts";
-import { explainConnectError } from "./_connect_error.ts";
-import { streamGet, WatchTransport } from "./_http1_stream.ts";
-import { impersonationHeaders } from "./_impersonate.ts";
-import { CertFiles } from "./_cert_files.ts";
+import type { KubeConfig } from "./config.ts";
+import { HttpTransport, readJson } from "./transport.ts";
 import { decodeWatch } from "./watch.ts";
-import { concat, parseJson, readList } from "./list_decoder.ts";
+import { readList } from "./list_decoder.ts";
 import {
   DEFAULT_MAX_JSON_DEPTH,
   DEFAULT_MAX_OBJECT_BYTES,
@@ -326,42 +326,6 @@ export interface RawRequestOptions extends CallOptions {
   accept?: string;
 }
 
-/**
- * A request that got no response headers, or no next chunk of its body,
- * within its time limit.
- *
- * @example A server that does not answer in time
- * ```ts
- * import { ConfigMaps, KubeClient, KubeConfig, RequestTimeoutError } from "@kubecache/core";
- * import { FakeApiServer } from "@kubecache/core/testing";
- * import assert from "node:assert/strict";
- *
- * await using server = await FakeApiServer.start();
- * server.faults.latency(60_000); // every answer takes a minute
- * await using client = new KubeClient(KubeConfig.fromOptions({ server: server.url }), { timeoutMs: 50 });
- * await assert.rejects(client.list(ConfigMaps), (err) => {
- *   assert.ok(err instanceof RequestTimeoutError);
- *   assert.equal(err.timeoutMs, 50);
- *   return true;
- * });
- * ```
- */
-export class RequestTimeoutError extends Error {
-  /** The limit that passed, in ms. */
-  readonly timeoutMs: number;
-
-  /**
-   * Create a timeout error.
-   * @param what the request, e.g. `"GET /api/v1/pods"`
-   * @param timeoutMs the limit in ms
-   */
-  constructor(what: string, timeoutMs: number) {
-    super(`Request ${what} timed out after ${timeoutMs} ms`);
-    this.name = "RequestTimeoutError";
-    this.timeoutMs = timeoutMs;
-  }
-}
-
 const PATCH_CONTENT_TYPES: Record<PatchType, string> = {
   merge: "application/merge-patch+json",
   json: "application/json-patch+json",
@@ -463,35 +427,12 @@ export interface RequestObservation {
 export class KubeClient implements ResourceClient, AsyncDisposable {
   /** The connection settings. */
   readonly config: KubeConfig;
-  #auth: Authenticator;
+  /** Sends and receives: headers, credentials, idle timer, HTTP clients. */
+  #transport: HttpTransport;
   #clock: Clock;
-  #timeoutMs: number;
-  #userAgent: string;
-  #http: Deno.HttpClient;
-  #httpCert: { cert: string; key: string } | undefined;
-  /**
-   * Every HTTP client made (a new exec certificate or a rotated certificate
-   * file makes a new one) with its requests in flight. One that is no longer
-   * current is closed when its last request ends (a watch may still use
-   * it); close() closes all.
-   */
-  #clients = new Map<Deno.HttpClient, number>();
-  /** The config's client certificate files, re-read when they change. */
-  #certFiles: CertFiles | undefined;
-  #closed = false;
+  #observers = new Set<(r: RequestObservation) => void>();
   #maxObjectBytes: number;
   #maxJsonDepth: number;
-  #observers = new Set<(r: RequestObservation) => void>();
-  #watchTransport: WatchTransport;
-  /** The config's `Impersonate-*` headers, sent with every request. */
-  #impersonation: [string, string][];
-  /**
-   * Set when a header name repeats (several groups, or several values of
-   * an extra key): `fetch` would join them into one line, which the API
-   * server reads as one value, so every request then goes over a socket of
-   * its own that writes one line per value.
-   */
-  #impersonationRepeats: boolean;
 
   /**
    * Create a client.
@@ -526,19 +467,15 @@ export class KubeClient implements ResourceClient, AsyncDisposable {
       );
     }
     this.config = config;
-    this.#clock = opts.clock ?? realClock;
-    this.#timeoutMs = opts.timeoutMs ?? 30_000;
-    if (!(this.#timeoutMs >= 0)) {
+    const clock = opts.clock ?? realClock;
+    const timeoutMs = opts.timeoutMs ?? 30_000;
+    if (!(timeoutMs >= 0)) {
       throw new RangeError(
         `KubeClient timeoutMs must be >= 0: got ${opts.timeoutMs}`,
       );
     }
-    this.#auth = opts.authenticator ??
-      newAuthenticator(config, {
-        clock: this.#clock,
-        onWarning: opts.onWarning,
-      });
-    this.#userAgent = opts.userAgent ?? "kubecache/0.1.0 (Deno)";
+    const auth = opts.authenticator ??
+      newAuthenticator(config, { clock, onWarning: opts.onWarning });
     for (const key of ["maxObjectBytes", "maxJsonDepth"] as const) {
       const v = opts[key];
       if (v !== undefined && !(typeof v === "number" && v >= 1)) {
@@ -557,37 +494,17 @@ export class KubeClient implements ResourceClient, AsyncDisposable {
         }`,
       );
     }
-    this.#impersonation = impersonationHeaders(config.impersonate);
-    this.#impersonationRepeats =
-      new Set(this.#impersonation.map(([name]) => name)).size <
-        this.#impersonation.length;
-    if (this.#impersonationRepeats && config.proxyUrl) {
-      throw new KubeConfigError(
-        "Cannot impersonate several groups or extra values through a proxy-url: Deno's fetch joins repeated headers into one, which the API server reads as one group or value",
-      );
-    }
-    this.#watchTransport = new WatchTransport(
-      config.server,
-      watchTransport === "socket" && !config.proxyUrl,
-    );
-    this.#http = createHttpClient(config.tls, { proxyUrl: config.proxyUrl });
-    this.#clients.set(this.#http, 0);
-    const { certFile, keyFile, certData, keyData } = config.tls;
-    if (certFile && keyFile) {
-      this.#certFiles = new CertFiles({
-        certFile,
-        keyFile,
-        initial: certData && keyData
-          ? { cert: certData, key: keyData }
-          : undefined,
-      }, {
-        clock: this.#clock,
-        onWarning: opts.onWarning ?? ((m) => console.warn(m)),
-      });
-      this.#httpCert = certData && keyData
-        ? { cert: certData, key: keyData }
-        : undefined;
-    }
+    this.#transport = new HttpTransport(config, {
+      clock,
+      timeoutMs,
+      auth,
+      userAgent: opts.userAgent ?? "kubecache/0.1.0 (Deno)",
+      watchTransport,
+      onWarning: opts.onWarning,
+      observe: (method, path, code, sentAt) =>
+        this.#observe(method, path, code, sentAt),
+    });
+    this.#clock = clock;
   }
 
   /**
@@ -640,7 +557,7 @@ export class KubeClient implements ResourceClient, AsyncDisposable {
   ): Promise<ObjectList<T>> {
     checkVerb("KubeClient.list", type, opts);
     const path = this.#collectionPath(type, opts.namespace || undefined);
-    const list = await this.#receive(
+    const list = await this.#transport.receive(
       "GET",
       path,
       { ...opts, query: listQuery(opts, false) },
@@ -677,7 +594,7 @@ export class KubeClient implements ResourceClient, AsyncDisposable {
   ): Promise<AsyncIterable<WatchEvent<T>>> {
     checkVerb("KubeClient.watch", type, opts);
     const path = this.#collectionPath(type, opts.namespace || undefined);
-    const { response, release } = await this.#send("GET", path, {
+    const { response, release } = await this.#transport.send("GET", path, {
       ...opts,
       query: listQuery(opts, true),
     }, true);
@@ -863,7 +780,7 @@ export class KubeClient implements ResourceClient, AsyncDisposable {
     opts: RawRequestOptions = {},
   ): Promise<R> {
     const maxDepth = this.#maxJsonDepth;
-    return await this.#receive(
+    return await this.#transport.receive(
       method,
       path,
       opts,
@@ -909,13 +826,9 @@ export class KubeClient implements ResourceClient, AsyncDisposable {
       }
     }
   }
-
   /** Release the HTTP client(s); later calls throw. Idempotent. */
   close(): void {
-    if (this.#closed) return;
-    this.#closed = true;
-    for (const c of this.#clients.keys()) c.close();
-    this.#clients.clear();
+    this.#transport.close();
   }
 
   /** Same as {@link KubeClient.close}, for `await using`. */
@@ -950,275 +863,7 @@ export class KubeClient implements ResourceClient, AsyncDisposable {
     const path = this.#collectionPath(type, this.#namespace(type, ns));
     return `${path}/${encodeURIComponent(name)}`;
   }
-
-  /** The config's own client certificate, if it has one. */
-  #configCert(): { cert: string; key: string } | undefined {
-    const { certData, keyData } = this.config.tls;
-    return certData && keyData ? { cert: certData, key: keyData } : undefined;
-  }
-
-  /**
-   * The HTTP client for a request presenting `cert` (undefined: the
-   * current one), counted as in use until `done` is called.
-   */
-  #client(
-    cert: { cert: string; key: string } | undefined,
-  ): { http: Deno.HttpClient; done: () => void } {
-    if (
-      cert !== undefined && (this.#httpCert?.cert !== cert.cert ||
-        this.#httpCert.key !== cert.key)
-    ) {
-      // A new certificate (an exec plugin's, or rotated files) needs a new
-      // TLS client; the old one is closed once its last request (maybe a
-      // long watch) ends.
-      const old = this.#http;
-      this.#http = createHttpClient(this.config.tls, {
-        clientCert: cert,
-        proxyUrl: this.config.proxyUrl,
-      });
-      this.#httpCert = cert;
-      this.#clients.set(this.#http, 0);
-      if (this.#clients.get(old) === 0) {
-        this.#clients.delete(old);
-        old.close();
-      }
-    }
-    const http = this.#http;
-    this.#clients.set(http, (this.#clients.get(http) ?? 0) + 1);
-    let released = false;
-    const done = () => {
-      if (released) return;
-      released = true;
-      const n = (this.#clients.get(http) ?? 1) - 1;
-      if (n > 0 || http === this.#http) {
-        if (this.#clients.has(http)) this.#clients.set(http, n);
-      } else if (this.#clients.delete(http)) http.close();
-    };
-    return { http, done };
-  }
-
-  /**
-   * Send one request and decode its whole body with `decode`, which calls
-   * `onChunk` for each chunk so the idle timeout restarts.
-   */
-  async #receive(
-    method: string,
-    path: string,
-    opts: RawRequestOptions,
-    decode: BodyDecoder,
-  ): Promise<unknown> {
-    const sent = await this.#send(method, path, opts, false);
-    const { response, release, touch, signal } = sent;
-    try {
-      const body = response.body ?? new Blob().stream();
-      return await decode(body, `the response to ${method} ${path}`, touch);
-    } catch (err) {
-      // A read cut by the timeout or the caller's signal reports why.
-      if (signal.aborted) throw signal.reason;
-      throw err;
-    } finally {
-      release();
-    }
-  }
-
-  /**
-   * Send one request. Resolves with a 2xx response and a `release` that
-   * must be called when its body is done (it stops the timer and detaches
-   * the caller's signal); throws a StatusError for anything else. The
-   * timeout bounds the wait for the headers, then (not for a watch) each
-   * wait for body data: the reader calls `touch` per chunk.
-   */
-  async #send(
-    method: string,
-    path: string,
-    opts: RawRequestOptions,
-    streaming: boolean,
-  ): Promise<{
-    response: Response;
-    release: () => void;
-    touch: () => void;
-    signal: AbortSignal;
-  }> {
-    if (this.#closed) {
-      throw new TypeError("Cannot send a request: KubeClient is closed");
-    }
-    const what = `${method} ${path}`;
-    const { signal } = opts;
-    signal?.throwIfAborted();
-    const ctrl = new AbortController();
-    const onAbort = () => ctrl.abort(signal!.reason);
-    signal?.addEventListener("abort", onAbort, { once: true });
-    const timer = new AbortController();
-    const timeoutMs = opts.timeoutMs ?? this.#timeoutMs;
-    const clock = this.#clock;
-    let lastData = clock.now();
-    // Per chunk only a timestamp: the one timer re-arms when it finds data.
-    const touch = () => (lastData = clock.now());
-    if (timeoutMs > 0) {
-      idleTimer(clock, timeoutMs, () => lastData, timer.signal).then(
-        () => ctrl.abort(new RequestTimeoutError(what, timeoutMs)),
-        () => {},
-      );
-    }
-    const stopTimer = () => timer.abort();
-    let clientDone = () => {};
-    const release = () => {
-      stopTimer();
-      signal?.removeEventListener("abort", onAbort);
-      clientDone();
-    };
-    try {
-      const creds = await this.#auth.credentials(ctrl.signal);
-      ctrl.signal.throwIfAborted();
-      const headers = new Headers({
-        Accept: opts.accept ?? "application/json",
-        "User-Agent": this.#userAgent,
-      });
-      if (creds.authorization) {
-        headers.set("Authorization", creds.authorization);
-      }
-      if (!this.#impersonationRepeats) {
-        for (const [name, value] of this.#impersonation) {
-          headers.append(name, value);
-        }
-      }
-      let body: string | undefined;
-      if (opts.body !== undefined) {
-        body = JSON.stringify(opts.body);
-        headers.set("Content-Type", opts.contentType ?? "application/json");
-      }
-      const query = opts.query?.toString();
-      const url = `${this.config.server}${path}${query ? `?${query}` : ""}`;
-      const cert = creds.clientCert ??
-        (this.#certFiles ? await this.#certFiles.current() : undefined);
-      ctrl.signal.throwIfAborted();
-      let response: Response;
-      const sentAt = clock.now();
-      try {
-        const tls = {
-          caData: this.config.tls.caData,
-          clientCert: cert ?? this.#configCert(),
-        };
-        const viaFetch = () => {
-          const client = this.#client(cert);
-          clientDone = client.done;
-          return fetch(url, {
-            method,
-            headers,
-            body,
-            signal: ctrl.signal,
-            client: client.http,
-          });
-        };
-        if (this.#impersonationRepeats) {
-          response = await streamGet(url, headers, ctrl.signal, tls, {
-            method,
-            body,
-            headerLines: this.#impersonation,
-          });
-        } else if (
-          streaming && method === "GET" && this.#watchTransport.socket
-        ) {
-          // A watch reads its socket directly (many events per read when
-          // they queue up; fetch hands over one HTTP chunk, so one event,
-          // per read). Through a proxy, fetch knows the way.
-          response = await this.#watchTransport.get(
-            url,
-            headers,
-            ctrl.signal,
-            tls,
-            viaFetch,
-          );
-        } else {
-          response = await viaFetch();
-        }
-      } catch (err) {
-        this.#observe(method, path, "<error>", sentAt);
-        throw explainConnectError(err, this.config);
-      }
-      this.#observe(method, path, String(response.status), sentAt);
-      if (!response.ok) {
-        const text = await response.text();
-        if (response.status === 401) this.#auth.unauthorized();
-        throw StatusError.fromResponse(response.status, text, {
-          retryAfter: response.headers.get("Retry-After"),
-          now: this.#clock.now(),
-        });
-      }
-      // A watch stream outlives the request timeout.
-      if (streaming) stopTimer();
-      touch();
-      return { response, release, touch, signal: ctrl.signal };
-    } catch (err) {
-      release();
-      // fetch rejects with the signal's reason; make sure the timeout shows.
-      if (ctrl.signal.aborted && !(err instanceof StatusError)) {
-        throw ctrl.signal.reason;
-      }
-      throw err;
-    }
-  }
 }
-
-/** Decodes a response body; calls `onChunk` per chunk; `what` names it in errors. */
-type BodyDecoder = (
-  body: ReadableStream<Uint8Array>,
-  what: string,
-  onChunk: () => void,
-) => Promise<unknown>;
-
-/** Read a whole body and parse it as JSON. */
-async function readJson(
-  body: ReadableStream<Uint8Array>,
-  what: string,
-  onChunk: () => void,
-  maxDepth: number,
-): Promise<unknown> {
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    onChunk();
-    chunks.push(chunk);
-    size += chunk.length;
-  }
-  return parseJson(concat(chunks, size), what, maxDepth);
-}
-
-/**
- * Resolve once `lastData()` is `ms` or more in the past; reject when
- * `signal` aborts. Sleeps until the earliest moment that can be true, so
- * a steady stream costs one timer per `ms`, not one per chunk. A timer
- * that wakes late (the event loop was busy) starts a new window instead
- * of timing out a call whose answer may already be waiting.
- */
-async function idleTimer(
-  clock: Clock,
-  ms: number,
-  lastData: () => number,
-  signal: AbortSignal,
-): Promise<void> {
-  let wait = ms;
-  for (;;) {
-    const due = clock.now() + wait;
-    await clock.sleep(wait, signal);
-    const now = clock.now();
-    const idle = now - lastData();
-    if (idle < ms) {
-      wait = ms - idle;
-    } else if (now - due > LATE_WAKE_MS) {
-      // Woken late: synchronous work (a long burst of handlers or store
-      // writes) held the event loop, so data may be waiting behind this
-      // timer, unread. Idle time counts only while data could be seen:
-      // measure a fresh window from now.
-      wait = ms;
-    } else {
-      return;
-    }
-  }
-}
-
-/** A timer firing this much (ms) after its due time means the loop was held. */
-const LATE_WAKE_MS = 50;
 
 function listQuery(opts: ListOptions, watch: boolean): URLSearchParams {
   const q = new URLSearchParams();

@@ -20,7 +20,8 @@ import {
   isUnauthorized,
   StatusError,
 } from "../api/errors.ts";
-import { KubeClient, RequestTimeoutError } from "./rest.ts";
+import { KubeClient } from "./rest.ts";
+import { RequestTimeoutError } from "../api/errors.ts";
 import { rejection } from "./_test_util.ts";
 import { serverWithClient } from "../testing/client_test_util.ts";
 import {
@@ -32,7 +33,7 @@ import {
   resourceType,
 } from "../api/resources.ts";
 import { WatchDecodeError } from "./watch.ts";
-import { listWatch } from "../api/listwatch.ts";
+import { listWatch } from "../api/resource_client.ts";
 
 interface ConfigMap extends KubeObject {
   data?: Record<string, string>;

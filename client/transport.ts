@@ -1,11 +1,28 @@
 /**
- * The `Deno.HttpClient` a `KubeConfig` asks for (client-go
- * `transport.New`): its CA, client certificate and proxy.
+ * The transport half of `KubeClient` (client-go `transport` and the round
+ * trippers under `rest.Request`): the `Deno.HttpClient` a `KubeConfig`
+ * asks for ({@link createHttpClient}: CA, client certificate, proxy), and
+ * {@link HttpTransport}, which sends one request and receives its answer:
+ * the headers (Accept, User-Agent, credentials, impersonation), a non-2xx
+ * answer as a `StatusError`, the idle timer of each call (headers, then
+ * each gap between body chunks) that tells a late wake-up of the event
+ * loop from a silent server, one `Deno.HttpClient` per client certificate
+ * (an exec plugin's, or rotated certificate files), and a watch read from
+ * its own socket. The verbs, paths and options are in `rest.ts`. Internal:
+ * not exported from `client/mod.ts`.
  *
  * @module
  */
 
-import type { TlsConfig } from "./config.ts";
+import type { Clock } from "../api/clock.ts";
+import { RequestTimeoutError, StatusError } from "../api/errors.ts";
+import type { Authenticator } from "./auth.ts";
+import { type KubeConfig, KubeConfigError, type TlsConfig } from "./config.ts";
+import { explainConnectError } from "./_connect_error.ts";
+import { streamGet, WatchTransport } from "./_http1_stream.ts";
+import { impersonationHeaders } from "./_impersonate.ts";
+import { CertFiles } from "./_cert_files.ts";
+import { concat, parseJson } from "./list_decoder.ts";
 
 /**
  * Options of {@link createHttpClient}.
@@ -77,3 +94,412 @@ function proxyOf(url: string): Deno.Proxy {
   // Deno sends the URL's user info as Proxy-Authorization itself.
   return { url };
 }
+
+/** What one request carries (`RawRequestOptions` and the list options fit). */
+export interface SendOptions {
+  /** Aborts the request; its reason is what the call throws. */
+  signal?: AbortSignal;
+  /** Idle time limit of this call in ms, overriding the transport's. */
+  timeoutMs?: number;
+  /** Query parameters. */
+  query?: URLSearchParams;
+  /** JSON-serialisable body. */
+  body?: unknown;
+  /** Content type of the body. Default `application/json`. */
+  contentType?: string;
+  /** `Accept` header. Default `application/json`. */
+  accept?: string;
+}
+
+/** A 2xx answer whose body is still to be read. */
+export interface Sent {
+  /** The response; its body is unread. */
+  response: Response;
+  /** Stops the idle timer and detaches the caller's signal; call once the body is done. */
+  release: () => void;
+  /** Marks body data seen, so the idle timer restarts (once per chunk). */
+  touch: () => void;
+  /** Aborted by the caller's signal or the idle timeout (its reason says which). */
+  signal: AbortSignal;
+}
+
+/** How a {@link HttpTransport} sends: its clock, limits, credentials. */
+export interface HttpTransportOptions {
+  /** Clock of the idle timer, Retry-After dates and certificate file checks. */
+  clock: Clock;
+  /** Default idle time limit in ms; 0 for none. */
+  timeoutMs: number;
+  /** Credentials of each request. */
+  auth: Authenticator;
+  /** `User-Agent` header. */
+  userAgent: string;
+  /** How a watch is read: its own socket, or fetch. */
+  watchTransport: "socket" | "fetch";
+  /** Told about certificate files that cannot be read. Default `console.warn`. */
+  onWarning?: (message: string) => void;
+  /** Told of each request once its response (or failure) is in. */
+  observe?: RequestObserver;
+}
+
+/**
+ * Hears of one request once its response is in: its method, path, status
+ * code (`"<error>"` when it failed before one) and when it was sent
+ * (`clock.now()`).
+ */
+export type RequestObserver = (
+  method: string,
+  path: string,
+  code: string,
+  sentAt: number,
+) => void;
+
+/** Sends requests to one server, and owns every `Deno.HttpClient` it made. */
+export class HttpTransport {
+  #config: KubeConfig;
+  #auth: Authenticator;
+  #clock: Clock;
+  #timeoutMs: number;
+  #userAgent: string;
+  #http: Deno.HttpClient;
+  #httpCert: { cert: string; key: string } | undefined;
+  /**
+   * Every HTTP client made (a new exec certificate or a rotated certificate
+   * file makes a new one) with its requests in flight. One that is no longer
+   * current is closed when its last request ends (a watch may still use
+   * it); close() closes all.
+   */
+  #clients = new Map<Deno.HttpClient, number>();
+  /** The config's client certificate files, re-read when they change. */
+  #certFiles: CertFiles | undefined;
+  #closed = false;
+  /** Told of each request once its response (or failure) is in. */
+  #observe: RequestObserver | undefined;
+  #watchTransport: WatchTransport;
+  /** The config's `Impersonate-*` headers, sent with every request. */
+  #impersonation: [string, string][];
+  /**
+   * Set when a header name repeats (several groups, or several values of
+   * an extra key): `fetch` would join them into one line, which the API
+   * server reads as one value, so every request then goes over a socket of
+   * its own that writes one line per value.
+   */
+  #impersonationRepeats: boolean;
+
+  /**
+   * Create a transport.
+   * @param config the server, its TLS settings, impersonation
+   * @param opts clock, timeout, credentials, user agent, watch reading
+   * @throws {KubeConfigError} when the config impersonates several groups
+   * or extra values through a `proxyUrl`
+   */
+  constructor(config: KubeConfig, opts: HttpTransportOptions) {
+    this.#config = config;
+    this.#clock = opts.clock;
+    this.#timeoutMs = opts.timeoutMs;
+    this.#auth = opts.auth;
+    this.#userAgent = opts.userAgent;
+    this.#impersonation = impersonationHeaders(config.impersonate);
+    this.#impersonationRepeats =
+      new Set(this.#impersonation.map(([name]) => name)).size <
+        this.#impersonation.length;
+    if (this.#impersonationRepeats && config.proxyUrl) {
+      throw new KubeConfigError(
+        "Cannot impersonate several groups or extra values through a proxy-url: Deno's fetch joins repeated headers into one, which the API server reads as one group or value",
+      );
+    }
+    this.#observe = opts.observe;
+    this.#watchTransport = new WatchTransport(
+      config.server,
+      opts.watchTransport === "socket" && !config.proxyUrl,
+    );
+    this.#http = createHttpClient(config.tls, { proxyUrl: config.proxyUrl });
+    this.#clients.set(this.#http, 0);
+    const { certFile, keyFile, certData, keyData } = config.tls;
+    if (certFile && keyFile) {
+      this.#certFiles = new CertFiles({
+        certFile,
+        keyFile,
+        initial: certData && keyData
+          ? { cert: certData, key: keyData }
+          : undefined,
+      }, {
+        clock: this.#clock,
+        onWarning: opts.onWarning ?? ((m) => console.warn(m)),
+      });
+      this.#httpCert = certData && keyData
+        ? { cert: certData, key: keyData }
+        : undefined;
+    }
+  }
+
+  /** Release the HTTP client(s); later sends throw. Idempotent. */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    for (const c of this.#clients.keys()) c.close();
+    this.#clients.clear();
+  }
+
+  /** The config's own client certificate, if it has one. */
+  #configCert(): { cert: string; key: string } | undefined {
+    const { certData, keyData } = this.#config.tls;
+    return certData && keyData ? { cert: certData, key: keyData } : undefined;
+  }
+
+  /**
+   * The HTTP client for a request presenting `cert` (undefined: the
+   * current one), counted as in use until `done` is called.
+   */
+  #client(
+    cert: { cert: string; key: string } | undefined,
+  ): { http: Deno.HttpClient; done: () => void } {
+    if (
+      cert !== undefined && (this.#httpCert?.cert !== cert.cert ||
+        this.#httpCert.key !== cert.key)
+    ) {
+      // A new certificate (an exec plugin's, or rotated files) needs a new
+      // TLS client; the old one is closed once its last request (maybe a
+      // long watch) ends.
+      const old = this.#http;
+      this.#http = createHttpClient(this.#config.tls, {
+        clientCert: cert,
+        proxyUrl: this.#config.proxyUrl,
+      });
+      this.#httpCert = cert;
+      this.#clients.set(this.#http, 0);
+      if (this.#clients.get(old) === 0) {
+        this.#clients.delete(old);
+        old.close();
+      }
+    }
+    const http = this.#http;
+    this.#clients.set(http, (this.#clients.get(http) ?? 0) + 1);
+    let released = false;
+    const done = () => {
+      if (released) return;
+      released = true;
+      const n = (this.#clients.get(http) ?? 1) - 1;
+      if (n > 0 || http === this.#http) {
+        if (this.#clients.has(http)) this.#clients.set(http, n);
+      } else if (this.#clients.delete(http)) http.close();
+    };
+    return { http, done };
+  }
+
+  /**
+   * Send one request and decode its whole body with `decode`, which calls
+   * `onChunk` for each chunk so the idle timeout restarts.
+   */
+  async receive(
+    method: string,
+    path: string,
+    opts: SendOptions,
+    decode: BodyDecoder,
+  ): Promise<unknown> {
+    const sent = await this.send(method, path, opts, false);
+    const { response, release, touch, signal } = sent;
+    try {
+      const body = response.body ?? new Blob().stream();
+      return await decode(body, `the response to ${method} ${path}`, touch);
+    } catch (err) {
+      // A read cut by the timeout or the caller's signal reports why.
+      if (signal.aborted) throw signal.reason;
+      throw err;
+    } finally {
+      release();
+    }
+  }
+
+  /**
+   * Send one request. Resolves with a 2xx response and a `release` that
+   * must be called when its body is done (it stops the timer and detaches
+   * the caller's signal); throws a StatusError for anything else. The
+   * timeout bounds the wait for the headers, then (not for a watch) each
+   * wait for body data: the reader calls `touch` per chunk.
+   */
+  async send(
+    method: string,
+    path: string,
+    opts: SendOptions,
+    streaming: boolean,
+  ): Promise<Sent> {
+    if (this.#closed) {
+      throw new TypeError("Cannot send a request: KubeClient is closed");
+    }
+    const what = `${method} ${path}`;
+    const { signal } = opts;
+    signal?.throwIfAborted();
+    const ctrl = new AbortController();
+    const onAbort = () => ctrl.abort(signal!.reason);
+    signal?.addEventListener("abort", onAbort, { once: true });
+    const timer = new AbortController();
+    const timeoutMs = opts.timeoutMs ?? this.#timeoutMs;
+    const clock = this.#clock;
+    let lastData = clock.now();
+    // Per chunk only a timestamp: the one timer re-arms when it finds data.
+    const touch = () => (lastData = clock.now());
+    if (timeoutMs > 0) {
+      idleTimer(clock, timeoutMs, () => lastData, timer.signal).then(
+        () => ctrl.abort(new RequestTimeoutError(what, timeoutMs)),
+        () => {},
+      );
+    }
+    const stopTimer = () => timer.abort();
+    let clientDone = () => {};
+    const release = () => {
+      stopTimer();
+      signal?.removeEventListener("abort", onAbort);
+      clientDone();
+    };
+    try {
+      const creds = await this.#auth.credentials(ctrl.signal);
+      ctrl.signal.throwIfAborted();
+      const headers = new Headers({
+        Accept: opts.accept ?? "application/json",
+        "User-Agent": this.#userAgent,
+      });
+      if (creds.authorization) {
+        headers.set("Authorization", creds.authorization);
+      }
+      if (!this.#impersonationRepeats) {
+        for (const [name, value] of this.#impersonation) {
+          headers.append(name, value);
+        }
+      }
+      let body: string | undefined;
+      if (opts.body !== undefined) {
+        body = JSON.stringify(opts.body);
+        headers.set("Content-Type", opts.contentType ?? "application/json");
+      }
+      const query = opts.query?.toString();
+      const url = `${this.#config.server}${path}${query ? `?${query}` : ""}`;
+      const cert = creds.clientCert ??
+        (this.#certFiles ? await this.#certFiles.current() : undefined);
+      ctrl.signal.throwIfAborted();
+      let response: Response;
+      const sentAt = clock.now();
+      try {
+        const tls = {
+          caData: this.#config.tls.caData,
+          clientCert: cert ?? this.#configCert(),
+        };
+        const viaFetch = () => {
+          const client = this.#client(cert);
+          clientDone = client.done;
+          return fetch(url, {
+            method,
+            headers,
+            body,
+            signal: ctrl.signal,
+            client: client.http,
+          });
+        };
+        if (this.#impersonationRepeats) {
+          response = await streamGet(url, headers, ctrl.signal, tls, {
+            method,
+            body,
+            headerLines: this.#impersonation,
+          });
+        } else if (
+          streaming && method === "GET" && this.#watchTransport.socket
+        ) {
+          // A watch reads its socket directly (many events per read when
+          // they queue up; fetch hands over one HTTP chunk, so one event,
+          // per read). Through a proxy, fetch knows the way.
+          response = await this.#watchTransport.get(
+            url,
+            headers,
+            ctrl.signal,
+            tls,
+            viaFetch,
+          );
+        } else {
+          response = await viaFetch();
+        }
+      } catch (err) {
+        this.#observe?.(method, path, "<error>", sentAt);
+        throw explainConnectError(err, this.#config);
+      }
+      this.#observe?.(method, path, String(response.status), sentAt);
+      if (!response.ok) {
+        const text = await response.text();
+        if (response.status === 401) this.#auth.unauthorized();
+        throw StatusError.fromResponse(response.status, text, {
+          retryAfter: response.headers.get("Retry-After"),
+          now: this.#clock.now(),
+        });
+      }
+      // A watch stream outlives the request timeout.
+      if (streaming) stopTimer();
+      touch();
+      return { response, release, touch, signal: ctrl.signal };
+    } catch (err) {
+      release();
+      // fetch rejects with the signal's reason; make sure the timeout shows.
+      if (ctrl.signal.aborted && !(err instanceof StatusError)) {
+        throw ctrl.signal.reason;
+      }
+      throw err;
+    }
+  }
+}
+
+/** Decodes a response body; calls `onChunk` per chunk; `what` names it in errors. */
+export type BodyDecoder = (
+  body: ReadableStream<Uint8Array>,
+  what: string,
+  onChunk: () => void,
+) => Promise<unknown>;
+
+/** Read a whole body and parse it as JSON. */
+export async function readJson(
+  body: ReadableStream<Uint8Array>,
+  what: string,
+  onChunk: () => void,
+  maxDepth: number,
+): Promise<unknown> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    onChunk();
+    chunks.push(chunk);
+    size += chunk.length;
+  }
+  return parseJson(concat(chunks, size), what, maxDepth);
+}
+
+/**
+ * Resolve once `lastData()` is `ms` or more in the past; reject when
+ * `signal` aborts. Sleeps until the earliest moment that can be true, so
+ * a steady stream costs one timer per `ms`, not one per chunk. A timer
+ * that wakes late (the event loop was busy) starts a new window instead
+ * of timing out a call whose answer may already be waiting.
+ */
+async function idleTimer(
+  clock: Clock,
+  ms: number,
+  lastData: () => number,
+  signal: AbortSignal,
+): Promise<void> {
+  let wait = ms;
+  for (;;) {
+    const due = clock.now() + wait;
+    await clock.sleep(wait, signal);
+    const now = clock.now();
+    const idle = now - lastData();
+    if (idle < ms) {
+      wait = ms - idle;
+    } else if (now - due > LATE_WAKE_MS) {
+      // Woken late: synchronous work (a long burst of handlers or store
+      // writes) held the event loop, so data may be waiting behind this
+      // timer, unread. Idle time counts only while data could be seen:
+      // measure a fresh window from now.
+      wait = ms;
+    } else {
+      return;
+    }
+  }
+}
+
+/** A timer firing this much (ms) after its due time means the loop was held. */
+const LATE_WAKE_MS = 50;

@@ -18,6 +18,7 @@ import {
   DEFAULT_MAX_OBJECT_BYTES,
   tooDeep,
 } from "./_json_limits.ts";
+import { errorMessage } from "../api/validate.ts";
 
 /**
  * What went wrong in a {@link WatchDecodeError}.
@@ -528,8 +529,4 @@ function salvage(
     return err instanceof TypeError ? undefined : err;
   }
   return undefined;
-}
-
-function errorMessage(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }

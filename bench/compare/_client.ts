@@ -14,7 +14,7 @@
 
 import { KubeClient } from "../../client/rest.ts";
 import { KubeConfig } from "../../client/config.ts";
-import { listWatch, metadataListWatch } from "../../api/listwatch.ts";
+import { listWatch, metadataListWatch } from "../../api/resource_client.ts";
 import { Pods } from "../../api/resources.ts";
 import { newSharedIndexInformer } from "../../cache/shared_informer.ts";
 import { stripManagedFields } from "../../cache/transform.ts";

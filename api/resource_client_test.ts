@@ -2,15 +2,17 @@ import assert from "node:assert/strict";
 import {
   type BatchWatchIterator,
   hasNextBatch,
+  type ObjectList,
+  type WatchEvent,
+} from "./listwatch.ts";
+import {
   listWatch,
   METADATA_LIST_ACCEPT,
   METADATA_WATCH_ACCEPT,
   metadataListWatch,
-  type ObjectList,
   type ResourceClient,
   type ResourceRequestOptions,
-  type WatchEvent,
-} from "./listwatch.ts";
+} from "./resource_client.ts";
 import { KubeClient } from "../client/rest.ts";
 import { KubeConfig } from "../client/config.ts";
 import { Pods } from "./resources.ts";
