@@ -249,6 +249,28 @@ export interface ListHooks {
 }
 
 /**
+ * The apiVersion and kind a Reflector expects every watched object to have (client-go's expected GVK).
+ *
+ * @example Skip objects of another kind
+ * ```ts
+ * import type { ExpectedType } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const expected: ExpectedType = { apiVersion: "apps/v1", kind: "Deployment" };
+ * const fits = (o: { apiVersion?: string; kind?: string }) =>
+ *   (o.apiVersion ?? expected.apiVersion) === expected.apiVersion && (o.kind ?? expected.kind) === expected.kind;
+ * assert.equal(fits({ apiVersion: "apps/v1", kind: "Deployment" }), true);
+ * assert.equal(fits({ apiVersion: "v1", kind: "Pod" }), false);
+ * ```
+ */
+export interface ExpectedType {
+  /** e.g. `"apps/v1"`, `"v1"`. */
+  apiVersion: string;
+  /** e.g. `"Deployment"`. */
+  kind: string;
+}
+
+/**
  * Lists and watches one kind of object (client-go `cache.ListerWatcher`).
  * Both calls make one attempt and throw on failure (typically a
  * `StatusError`); retrying is the Reflector's job.
@@ -287,7 +309,7 @@ export interface ListerWatcher<T extends KubeObject = KubeObject> {
    * The apiVersion and kind of the objects (client-go's expected GVK): the
    * Reflector skips a watched object that names another.
    */
-  readonly expectedType?: { apiVersion: string; kind: string };
+  readonly expectedType?: ExpectedType;
   /**
    * List objects (one page when `opts.limit` is set). `hooks` are optional
    * to honour: a ListerWatcher that cannot tell a list's metadata before its

@@ -1,8 +1,8 @@
 // Internal: the Store/Indexer implementation behind newStore and
 // newIndexer, with keyed methods the informers use to compute each key once.
-// Not exported from mod.ts (only computeKey is, through store.ts).
+// Not exported from mod.ts.
 
-import { KeyError, type KeyFunc } from "./keys.ts";
+import { computeKey, type KeyFunc } from "./keys.ts";
 import type { Indexers } from "./index.ts";
 import {
   newThreadSafeStore,
@@ -105,38 +105,5 @@ export class Cache<T> {
 
   #key(obj: T): string {
     return computeKey(this.#keyFunc, obj);
-  }
-}
-
-/**
- * Run `keyFunc` on `obj`, wrapping anything it throws in a {@link KeyError}
- * whose `cause` is the original error (client-go wraps as `KeyError{obj, err}`).
- *
- * @param keyFunc the key function
- * @param obj the object to key
- * @returns the key
- * @throws {KeyError} when `keyFunc` throws
- *
- * @example Wrap what a key function throws
- * ```ts
- * import { computeKey, KeyError } from "@kubecache/core";
- * import assert from "node:assert/strict";
- *
- * const byName = (obj: unknown) => (obj as { name: string }).name.toUpperCase();
- * assert.equal(computeKey(byName, { name: "a" }), "A");
- * assert.throws(() => computeKey(byName, {}), (err) => err instanceof KeyError && err.cause instanceof TypeError);
- * ```
- */
-export function computeKey(keyFunc: KeyFunc, obj: unknown): string {
-  try {
-    return keyFunc(obj);
-  } catch (err) {
-    throw new KeyError(
-      `Cannot compute key of object: ${
-        err instanceof Error ? err.message : String(err)
-      }`,
-      obj,
-      err,
-    );
   }
 }

@@ -28,7 +28,7 @@ import type {
   ObjectList,
 } from "../api/listwatch.ts";
 import type { KubeObject } from "../api/object.ts";
-import type { ReflectorStore } from "./_reflector_types.ts";
+import type { ReflectorStore } from "./store.ts";
 import { KeyError } from "./keys.ts";
 
 /** Page size when the caller sets none and paging applies (client-go `pager.defaultPageSize`). */

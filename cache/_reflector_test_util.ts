@@ -2,11 +2,8 @@
 // FakeControllerSource and a FakeClock, and Status builders.
 
 import assert from "node:assert/strict";
-import {
-  Reflector,
-  type ReflectorOptions,
-  type ReflectorStore,
-} from "./reflector.ts";
+import { Reflector, type ReflectorOptions } from "./reflector.ts";
+import type { ReflectorStore } from "./store.ts";
 import type { ListerWatcher } from "../api/listwatch.ts";
 import type { KubeObject, Status } from "../api/object.ts";
 import { Backoff } from "../api/backoff.ts";

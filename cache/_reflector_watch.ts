@@ -15,8 +15,9 @@ import {
   StatusError,
 } from "../api/errors.ts";
 import { type FailureKind, VERY_SHORT_WATCH_MS } from "./_reflector_state.ts";
-import type { StatusReporter } from "./_reflector_status.ts";
-import type { ExpectedType, ReflectorStore } from "./_reflector_types.ts";
+import type { StatusReporter } from "./reflector_status.ts";
+import type { ExpectedType } from "../api/listwatch.ts";
+import type { ReflectorStore } from "./store.ts";
 import type { Clock } from "../api/clock.ts";
 import { metaNamespaceKeyFunc } from "./keys.ts";
 import {

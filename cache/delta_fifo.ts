@@ -7,20 +7,19 @@
 
 import { checkFunction, checkMethods, checkOptions } from "./_validate.ts";
 import {
+  computeKey,
   DeletedFinalStateUnknown,
   KeyError,
   type KeyFunc,
   metaNamespaceKeyFunc,
 } from "./keys.ts";
-import { FIFOClosedError, type PopProcessFunc, type Queue } from "./fifo.ts";
 import {
-  KeyRing,
-  nextTurn,
+  FIFOClosedError,
+  type PopProcessFunc,
   processOrRequeue,
-  Serial,
-  Wakeup,
-} from "./_queue.ts";
-import { computeKey } from "./store.ts";
+  type Queue,
+} from "./fifo.ts";
+import { KeyRing, nextTurn, Serial, Wakeup } from "./_queue.ts";
 
 /**
  * The kind of change a {@link Delta} records (client-go `DeltaType`).

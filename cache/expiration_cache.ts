@@ -17,7 +17,8 @@ import {
 } from "./_validate.ts";
 import { type Clock, realClock } from "../api/clock.ts";
 import type { KeyFunc } from "./keys.ts";
-import { computeKey, type Store } from "./store.ts";
+import { computeKey } from "./keys.ts";
+import type { Store } from "./store.ts";
 import {
   newThreadSafeStore,
   type ThreadSafeStore,

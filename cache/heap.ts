@@ -8,7 +8,7 @@ import { checkFunction } from "./_validate.ts";
 import type { KeyFunc } from "./keys.ts";
 import { FIFOClosedError } from "./fifo.ts";
 import { Wakeup } from "./_queue.ts";
-import { computeKey } from "./store.ts";
+import { computeKey } from "./keys.ts";
 
 interface Entry<T> {
   key: string;

@@ -222,3 +222,36 @@ export function splitMetaNamespaceKey(
     `Cannot split key: expected "namespace/name" or "name", got "${key}"`,
   );
 }
+
+/**
+ * Run `keyFunc` on `obj`, wrapping anything it throws in a {@link KeyError}
+ * whose `cause` is the original error (client-go wraps as `KeyError{obj, err}`).
+ *
+ * @param keyFunc the key function
+ * @param obj the object to key
+ * @returns the key
+ * @throws {KeyError} when `keyFunc` throws
+ *
+ * @example Wrap what a key function throws
+ * ```ts
+ * import { computeKey, KeyError } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const byName = (obj: unknown) => (obj as { name: string }).name.toUpperCase();
+ * assert.equal(computeKey(byName, { name: "a" }), "A");
+ * assert.throws(() => computeKey(byName, {}), (err) => err instanceof KeyError && err.cause instanceof TypeError);
+ * ```
+ */
+export function computeKey(keyFunc: KeyFunc, obj: unknown): string {
+  try {
+    return keyFunc(obj);
+  } catch (err) {
+    throw new KeyError(
+      `Cannot compute key of object: ${
+        err instanceof Error ? err.message : String(err)
+      }`,
+      obj,
+      err,
+    );
+  }
+}

@@ -8,7 +8,7 @@ import {
   Reflector,
   type ReflectorStatus,
 } from "./reflector.ts";
-import { statusLine } from "./_reflector_status.ts";
+import { statusLine } from "./reflector_status.ts";
 import type {
   ListerWatcher,
   ListOptions,

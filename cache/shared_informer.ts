@@ -15,6 +15,7 @@ import {
   checkListerWatcher,
   checkOptions,
   checkSignal,
+  show,
 } from "./_validate.ts";
 import { type Clock, realClock } from "../api/clock.ts";
 import { deletionHandlingMetaNamespaceKeyFunc } from "./keys.ts";
@@ -30,23 +31,12 @@ import {
 } from "./store.ts";
 import type { DeepReadonly } from "../api/readonly.ts";
 import { Cache } from "./_cache.ts";
-import { SyncNotifier } from "./_synced.ts";
+import { SYNC_WATCH, type SyncedFunc, SyncNotifier } from "./_synced.ts";
 import type {
-  AddEventHandlerOptions,
-  ResourceEventHandlerRegistration,
-  SharedIndexInformerOptions,
-  WaitForCondition,
-} from "./_informer_options.ts";
-
-export type {
-  AddEventHandlerOptions,
-  ResourceEventHandlerRegistration,
-  SharedIndexInformerOptions,
-  WaitForCondition,
-} from "./_informer_options.ts";
-export { waitForCacheSync } from "./_synced.ts";
-import { matcher, ObjectWaiters } from "./_object_waiters.ts";
-import type { ReflectorHealth, WatchErrorHandler } from "./reflector.ts";
+  ReflectorHealth,
+  ReflectorStatusListener,
+  WatchErrorHandler,
+} from "./reflector.ts";
 import { Controller } from "./controller.ts";
 import type {
   ErrorHandler,
@@ -71,6 +61,162 @@ import {
   SharedProcessor,
   UPDATE,
 } from "./_processor.ts";
+
+/**
+ * The handle of one `addEventHandler` call (client-go
+ * `ResourceEventHandlerRegistration`): give it back to `removeEventHandler`,
+ * or ask whether this handler has seen the whole initial list.
+ *
+ * @example Wait until one handler has seen the initial list
+ * ```ts
+ * import { type KubeObject, newSharedIndexInformer, waitForCacheSync } from "@kubecache/core";
+ * import { FakeControllerSource } from "@kubecache/core/testing";
+ * import assert from "node:assert/strict";
+ *
+ * const source = new FakeControllerSource<KubeObject>();
+ * source.add({ metadata: { namespace: "default", name: "a" } });
+ * const informer = newSharedIndexInformer(source);
+ * const seen: string[] = [];
+ * const registration = informer.addEventHandler({ onAdd: (obj) => void seen.push(obj.metadata.name!) });
+ * const stop = new AbortController();
+ * const running = informer.run(stop.signal);
+ * assert.equal(await waitForCacheSync(stop.signal, registration.hasSynced), true);
+ * assert.deepEqual(seen, ["a"]);
+ * informer.removeEventHandler(registration);
+ * stop.abort();
+ * await running;
+ * ```
+ */
+export interface ResourceEventHandlerRegistration {
+  /**
+   * True once the informer has synced and this handler has finished
+   * handling every add of the initial list (for a handler added after
+   * start: every object cached when it was added). Bound, so
+   * `waitForCacheSync(signal, registration.hasSynced)` works, and wakes as
+   * soon as it turns true.
+   */
+  hasSynced(): boolean;
+}
+
+/**
+ * Options of {@link SharedIndexInformer.addEventHandler}.
+ *
+ * @example A handler with its own resync period
+ * ```ts
+ * import { type AddEventHandlerOptions, type KubeObject, newSharedIndexInformer } from "@kubecache/core";
+ * import { FakeControllerSource } from "@kubecache/core/testing";
+ * import assert from "node:assert/strict";
+ *
+ * const informer = newSharedIndexInformer(new FakeControllerSource<KubeObject>(), { resyncPeriod: 60_000 });
+ * const opts: AddEventHandlerOptions = { resyncPeriod: 300_000 }; // every cached object again every 5 min
+ * const registration = informer.addEventHandler({ onUpdate: () => {} }, opts);
+ * assert.equal(registration.hasSynced(), false); // not started yet
+ * ```
+ */
+export interface AddEventHandlerOptions {
+  /**
+   * How often this handler wants every cached object again as an update
+   * (ms); 0 for never. Default: the informer's `resyncPeriod`. Raised to at
+   * least 1 s, and, once the informer runs, to its resync check period.
+   */
+  resyncPeriod?: number;
+}
+
+/**
+ * Options of {@link newSharedIndexInformer} (client-go
+ * `SharedIndexInformerOptions`).
+ *
+ * @typeParam T the object type
+ *
+ * @example Indexes and a transform
+ * ```ts
+ * import { type KubeObject, newSharedIndexInformer, type SharedIndexInformerOptions, stripManagedFields, waitForCacheSync } from "@kubecache/core";
+ * import { FakeClock, FakeControllerSource } from "@kubecache/core/testing";
+ * import assert from "node:assert/strict";
+ *
+ * const source = new FakeControllerSource();
+ * source.add({ metadata: { namespace: "default", name: "a", labels: { app: "web" }, managedFields: [{ manager: "kubectl" }] } });
+ * const opts: SharedIndexInformerOptions<KubeObject> = {
+ *   resyncPeriod: 0,
+ *   indexers: { byApp: (obj) => [obj.metadata.labels?.app ?? ""] },
+ *   clock: new FakeClock(),
+ *   transform: stripManagedFields,
+ * };
+ * const informer = newSharedIndexInformer(source, opts);
+ * const stop = new AbortController();
+ * const running = informer.run(stop.signal);
+ * await waitForCacheSync(stop.signal, informer.hasSynced);
+ * const [cached] = informer.getIndexer().byIndex("byApp", "web");
+ * assert.equal(cached.metadata.name, "a");
+ * assert.equal(cached.metadata.managedFields, undefined);
+ * stop.abort();
+ * await running;
+ * ```
+ */
+export interface SharedIndexInformerOptions<T extends KubeObject> {
+  /**
+   * Default resync period of handlers, and the informer's resync check
+   * period (ms). Default 0: no resyncs at all, for any handler.
+   */
+  resyncPeriod?: number;
+  /** Indexes of the cache, besides the key. */
+  indexers?: Indexers<T>;
+  /** Clock for every timer. Default: the real clock. */
+  clock?: Clock;
+  /** Called on each object before it is cached (e.g. to drop managedFields). */
+  transform?: (obj: T) => T;
+  /** Name of the informer, for logs, health and mutation errors. */
+  name?: string;
+  /** Page size of the Reflector's lists. */
+  pageSize?: number;
+  /** Stream the initial state with a watch-list request. Default false. */
+  useWatchList?: boolean;
+  /**
+   * Told about the Reflector's status changes: a failed list or watch with
+   * its root cause and the wait before the retry, the recovery, skipped
+   * objects (see `ReflectorStatus`). Default: `logReflectorStatus` (one
+   * stderr line per new cause), unless a watch error handler is set.
+   */
+  onStatus?: ReflectorStatusListener;
+  /**
+   * Receives every error the informer reports except failed lists and
+   * watches (those go to the watch error handler): handler failures, index
+   * function failures, deltas that cannot be applied, and the fatal error
+   * an informer stops on (see {@link ErrorHandler}). Default: one line on
+   * `console.error` per error.
+   */
+  errorHandler?: ErrorHandler;
+  /**
+   * Check that handlers do not modify cached objects (see
+   * `mutation_detector.ts`). Default: `KUBECACHE_MUTATION_DETECTOR=true`.
+   * A mutation stops the informer: `errorHandler` gets the
+   * `CacheMutationError` (source `"fatal"`), {@link SharedIndexInformer.run}
+   * rejects with it and `hasSynced()` is false from then on.
+   */
+  detectMutations?: boolean;
+}
+
+/**
+ * What {@link SharedIndexInformer.waitFor} waits for: a predicate on a
+ * cached object, or the object under `key` (`"ns/name"` or `"name"`) at
+ * `resourceVersion` or newer (any version when it is left out).
+ *
+ * @typeParam T the object type
+ *
+ * @example Wait for a version, or for a predicate
+ * ```ts
+ * import type { ConfigMap, WaitForCondition } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const byVersion: WaitForCondition<ConfigMap> = { key: "default/settings", resourceVersion: "42" };
+ * const byContent: WaitForCondition<ConfigMap> = (cm) => cm.data?.color === "blue";
+ * assert.equal(typeof byContent === "function" && byContent({ metadata: {}, data: { color: "blue" } }), true);
+ * assert.equal("key" in byVersion && byVersion.key, "default/settings");
+ * ```
+ */
+export type WaitForCondition<T> =
+  | ((obj: DeepReadonly<T>) => boolean)
+  | { key: string; resourceVersion?: string };
 
 /**
  * How long a stopping informer waits for handler calls in flight before
@@ -733,4 +879,198 @@ function checkInformerArgs(call: string, lw: unknown, opts: unknown): void {
   if (o.transform !== undefined) {
     checkFunction(call, "opts.transform", o.transform);
   }
+}
+
+/**
+ * Resolve when every `hasSynced` function returns true (client-go
+ * `cache.WaitForCacheSync`). Resolves `false` if the signal aborts first,
+ * or if an informer whose `hasSynced` was passed stops before it synced
+ * (a fatal error, or its own run signal), since it never will then.
+ *
+ * Event-driven for the functions informers hand out (`informer.hasSynced`,
+ * `registration.hasSynced`, both bound): it resolves as soon as the last one
+ * turns true, without polling, and at once when all already are. Any other
+ * function is checked at once and then every 100 ms on the clock.
+ *
+ * The first argument is the signal, or `{ signal, clock }` to poll on a
+ * given clock (a `FakeClock` in tests).
+ *
+ * @param signal stops waiting (the result is then `false`)
+ * @param hasSynced the conditions, e.g. `informer.hasSynced` (bound) or
+ *   `registration.hasSynced`
+ * @returns whether all synced before the signal aborted
+ * @throws {TypeError} (as a rejection) when `signal` is neither an
+ *   AbortSignal nor `{ signal, clock? }`, or a condition is not a function
+ *
+ * @example
+ * ```ts
+ * import { waitForCacheSync } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ * const ac = new AbortController();
+ * assert.equal(await waitForCacheSync(ac.signal, () => true), true);
+ * ac.abort();
+ * assert.equal(await waitForCacheSync(ac.signal, () => false), false);
+ * ```
+ */
+export async function waitForCacheSync(
+  signal: AbortSignal | { signal: AbortSignal; clock?: Clock },
+  ...hasSynced: (() => boolean)[]
+): Promise<boolean> {
+  const call = "waitForCacheSync";
+  if (!(signal instanceof AbortSignal)) {
+    if (!(signal?.signal instanceof AbortSignal)) {
+      throw new TypeError(
+        `${call}: signal must be an AbortSignal or { signal, clock? }, got ${
+          show(signal)
+        }`,
+      );
+    }
+    checkClock(call, "clock", signal.clock);
+  }
+  hasSynced.forEach((f, i) => checkFunction(call, `hasSynced[${i}]`, f));
+  const opts = signal instanceof AbortSignal ? { signal } : signal;
+  const clock = opts.clock ?? realClock;
+  const watches = hasSynced.map((fn) => (fn as SyncedFunc)[SYNC_WATCH]);
+  const poll = watches.includes(undefined);
+  for (;;) {
+    if (hasSynced.every((synced) => synced())) return true;
+    if (opts.signal.aborted) return false;
+    if (watches.some((w, i) => w?.stopped() && !hasSynced[i]())) return false;
+    // Wait for a possible change, the abort, or the next poll.
+    const woken = Promise.withResolvers<void>();
+    const wake = () => woken.resolve();
+    const unsubscribe = watches.map((w) => w?.subscribe(wake));
+    opts.signal.addEventListener("abort", wake, { once: true });
+    const timer = poll ? new AbortController() : undefined;
+    if (timer) {
+      clock.sleep(SYNCED_POLL_PERIOD_MS, timer.signal).then(wake, () => {});
+    }
+    try {
+      await woken.promise;
+    } finally {
+      for (const u of unsubscribe) u?.();
+      opts.signal.removeEventListener("abort", wake);
+      timer?.abort();
+    }
+  }
+}
+
+/** client-go `syncedPollPeriod`: how often {@link waitForCacheSync} checks plain functions (ms). */
+const SYNCED_POLL_PERIOD_MS = 100;
+
+// The waiters of SharedIndexInformer.waitFor. The informer calls `check`
+// with each object it has just cached (only while someone waits), so a wait
+// ends on the event that satisfies it, with no polling.
+
+interface Waiter<T> {
+  matches: (key: string, obj: T) => boolean;
+  resolve: (obj: T) => void;
+  reject: (reason: unknown) => void;
+}
+
+/** Pending waits of one informer. */
+class ObjectWaiters<
+  T extends { metadata?: { resourceVersion?: string } },
+> {
+  #waiters = new Set<Waiter<T>>();
+
+  /** Whether anyone waits: the informer skips `check` otherwise. */
+  get size(): number {
+    return this.#waiters.size;
+  }
+
+  /**
+   * Wait for an object `matches` accepts; `current` finds a match among the
+   * objects cached now.
+   */
+  wait(
+    matches: (key: string, obj: T) => boolean,
+    current: () => T | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<T> {
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    const found = current();
+    if (found !== undefined) return Promise.resolve(found);
+    const { promise, resolve, reject } = Promise.withResolvers<T>();
+    const onAbort = () => waiter.reject(signal!.reason);
+    const done = () => {
+      this.#waiters.delete(waiter);
+      signal?.removeEventListener("abort", onAbort);
+    };
+    const waiter: Waiter<T> = {
+      matches,
+      resolve: (obj) => {
+        done();
+        resolve(obj);
+      },
+      reject: (reason) => {
+        done();
+        reject(reason);
+      },
+    };
+    this.#waiters.add(waiter);
+    signal?.addEventListener("abort", onAbort, { once: true });
+    return promise;
+  }
+
+  /** `obj` was just cached under `key`: resolve the waits it satisfies. */
+  check(key: string, obj: T): void {
+    for (const waiter of this.#waiters) {
+      if (waiter.matches(key, obj)) waiter.resolve(obj);
+    }
+  }
+
+  /** The informer stopped: no wait can end well any more. */
+  rejectAll(reason: unknown): void {
+    for (const waiter of this.#waiters) waiter.reject(reason);
+  }
+}
+
+/**
+ * The test of `condition` against an object cached under a key.
+ * @throws {TypeError} when `condition` is neither a function nor `{ key }`
+ */
+function matcher<
+  T extends { metadata?: { resourceVersion?: string } },
+>(
+  condition: WaitForCondition<T>,
+): (key: string, obj: T) => boolean {
+  if (typeof condition === "function") {
+    // The predicate gets the cached object, typed as readers see it.
+    return (_key, obj) => condition(obj as DeepReadonly<T>);
+  }
+  if (
+    typeof condition !== "object" || condition === null ||
+    typeof condition.key !== "string"
+  ) {
+    throw new TypeError(
+      `SharedIndexInformer.waitFor: condition must be a function or { key, resourceVersion? }, got ${
+        condition === null ? "null" : typeof condition
+      }`,
+    );
+  }
+  const { key, resourceVersion: wanted } = condition;
+  if (wanted !== undefined && typeof wanted !== "string") {
+    throw new TypeError(
+      `SharedIndexInformer.waitFor: resourceVersion must be a string, got ${typeof wanted}`,
+    );
+  }
+  if (wanted === undefined) return (k) => k === key;
+  return (k, obj) =>
+    k === key && atLeast(obj.metadata?.resourceVersion, wanted);
+}
+
+const DECIMAL = /^[0-9]+$/;
+
+/**
+ * `have` is `wanted`, or newer. resourceVersions are opaque strings; where
+ * both are decimal integers (every real apiserver's) a larger one is newer,
+ * so a wait still ends when the informer skips to a later version (a relist
+ * merges changes).
+ */
+function atLeast(have: string | undefined, wanted: string): boolean {
+  if (have === undefined) return false;
+  if (have === wanted) return true;
+  if (!DECIMAL.test(have) || !DECIMAL.test(wanted)) return false;
+  return BigInt(have) > BigInt(wanted);
 }

@@ -14,8 +14,6 @@ import type { KeyFunc } from "./keys.ts";
 import type { Indexers } from "./index.ts";
 import { Cache } from "./_cache.ts";
 
-export { computeKey } from "./_cache.ts";
-
 /**
  * A generic object store (client-go `cache.Store`): objects are addressed by
  * the key its key function computes. Objects are shared, never copied:
@@ -305,4 +303,51 @@ export function readonlyIndexer<T>(indexer: Indexer<T>): ReadonlyIndexer<T> {
       ro(indexer.byIndex(indexName, indexedValue)),
     getIndexers: () => indexer.getIndexers(),
   });
+}
+
+/**
+ * What a {@link Reflector} writes to: a `DeltaFIFO`, or any `Store`. Each
+ * call is synchronous; `replace` takes ownership of the list.
+ *
+ * @typeParam T the object type
+ *
+ * @example Any object with the five writes fits
+ * ```ts
+ * import { type KubeObject, metaNamespaceKeyFunc, newStore, Reflector, type ReflectorStore } from "@kubecache/core";
+ * import { FakeControllerSource } from "@kubecache/core/testing";
+ * import assert from "node:assert/strict";
+ *
+ * const source = new FakeControllerSource();
+ * source.add({ metadata: { namespace: "default", name: "a" } });
+ * const store = newStore<KubeObject>(metaNamespaceKeyFunc);
+ * const listed = Promise.withResolvers<string>();
+ * const target: ReflectorStore<KubeObject> = {
+ *   add: (obj) => store.add(obj),
+ *   update: (obj) => store.update(obj),
+ *   delete: (obj) => store.delete(obj),
+ *   replace: (list, resourceVersion) => {
+ *     store.replace(list, resourceVersion);
+ *     listed.resolve(resourceVersion);
+ *   },
+ *   resync: () => {},
+ * };
+ * const stop = new AbortController();
+ * const running = new Reflector(source, target).run(stop.signal);
+ * assert.equal(await listed.promise, source.resourceVersion());
+ * assert.deepEqual(store.listKeys(), ["default/a"]);
+ * stop.abort();
+ * await running;
+ * ```
+ */
+export interface ReflectorStore<T> {
+  /** An object was added (watch ADDED). */
+  add(obj: T): void;
+  /** An object changed (watch MODIFIED). */
+  update(obj: T): void;
+  /** An object was deleted (watch DELETED); `obj` is its last state. */
+  delete(obj: T): void;
+  /** The full state at `resourceVersion` (a list or a watch-list). */
+  replace(list: T[], resourceVersion: string): void;
+  /** The periodic resync (every `resyncPeriod`). */
+  resync(): void;
 }

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { computeKey, newIndexer, newStore, type Store } from "./store.ts";
+import { computeKey } from "./keys.ts";
+import { newIndexer, newStore, type Store } from "./store.ts";
 import { KeyError, metaNamespaceKeyFunc } from "./keys.ts";
 import { metaNamespaceIndexFunc, NAMESPACE_INDEX } from "./index.ts";
 import type { KubeObject } from "../api/object.ts";

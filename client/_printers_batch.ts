@@ -15,7 +15,7 @@ import {
   IMAGES,
   NAME_COLUMN,
   type PrinterColumn,
-} from "./_printer_base.ts";
+} from "./printer_columns.ts";
 import {
   age,
   ageOf,
@@ -24,7 +24,7 @@ import {
   humanDuration,
   type Loose,
   type TableColumns,
-} from "./_printer_base.ts";
+} from "./printer_columns.ts";
 
 const JOB_SELECTOR: PrinterColumn = col(
   "Selector",

@@ -22,8 +22,8 @@ import {
   NAME_COLUMN,
   none,
   type TableColumns,
-} from "./_printer_base.ts";
-import { formatLabelSelector, labelSelectorString } from "./_printer_base.ts";
+} from "./printer_columns.ts";
+import { formatLabelSelector, labelSelectorString } from "./printer_columns.ts";
 import { CRON_JOBS, JOBS } from "./_printers_batch.ts";
 
 export {
@@ -33,7 +33,7 @@ export {
   NAME_COLUMN,
   type PrinterColumn,
   type TableColumns,
-} from "./_printer_base.ts";
+} from "./printer_columns.ts";
 
 /**
  * kubectl's pod READY, STATUS, RESTARTS (with "(5m ago)") columns.

@@ -31,7 +31,7 @@ import {
   failureResponse,
   splitBody,
   takeFailure,
-} from "./_apiserver_faults.ts";
+} from "./fake_api_server_faults.ts";
 import { deleteCollection, deleteObject } from "./_apiserver_handle_delete.ts";
 import { parseDeleteOptions } from "./_apiserver_delete_options.ts";
 import { list } from "./_apiserver_handle_list.ts";

@@ -16,7 +16,7 @@ import {
   Namespaces,
   type ResourceType,
 } from "../api/resources.ts";
-import { FakeApiServerFaults, faultState } from "./_apiserver_faults.ts";
+import { FakeApiServerFaults, faultState } from "./fake_api_server_faults.ts";
 import {
   handle,
   type RequestRecord,
@@ -27,8 +27,8 @@ import { Cluster, keyOf } from "./_apiserver_registry.ts";
 import { namespaceRange } from "./_apiserver_store.ts";
 import type { Watch } from "./_apiserver_watch.ts";
 
-export { FakeApiServerFaults } from "./_apiserver_faults.ts";
-export type { FailNextOptions, SplitMode } from "./_apiserver_faults.ts";
+export { FakeApiServerFaults } from "./fake_api_server_faults.ts";
+export type { FailNextOptions, SplitMode } from "./fake_api_server_faults.ts";
 export type { RequestRecord } from "./_apiserver_http.ts";
 
 /**

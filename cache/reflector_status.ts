@@ -1,7 +1,10 @@
 /**
- * What the Reflector tells a person: its status events, the root cause of a
- * failure in one line, and the default log built on them. Internal module;
- * `reflector.ts` re-exports the public names.
+ * The Reflector's status as told to a person: its status events
+ * ({@link ReflectorStatus}, heard through a {@link ReflectorStatusListener}),
+ * the root cause of a failure in one line, the default log built on them
+ * ({@link logReflectorStatus}), and the reporter that derives the events
+ * from the Reflector's failures and successes. `reflector.ts` re-exports
+ * the public names; the reporter is internal.
  *
  * @module
  */

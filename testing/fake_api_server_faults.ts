@@ -1,8 +1,9 @@
 /**
  * Fault injection of the fake API server: `FakeApiServerFaults` (the
  * `server.faults` object) and the byte splitter that cuts response bodies at
- * chosen or random offsets. Internal module; the class is re-exported by
- * `fake_api_server.ts`.
+ * chosen or random offsets. `fake_api_server.ts` re-exports the public
+ * names (`FakeApiServerFaults`, `FailNextOptions`, `SplitMode`); the fault
+ * state and the splitter are internal.
  *
  * @module
  */

@@ -1,7 +1,9 @@
 /**
  * What kubectl's printers (`printers.ts` and its `_printers_*.ts` parts)
  * share: the column and cell types, the age format, the Name and Age
- * columns and the cell helpers. Private to client/.
+ * columns and the cell helpers. `printers.ts` re-exports the public names
+ * (the column types, `age`, `humanDuration`, the Name and Age columns);
+ * the cell helpers are internal.
  *
  * @module
  */
