@@ -39,7 +39,6 @@ import { KubeConfig } from "./client/config.ts";
 import { KubeClient } from "./client/rest.ts";
 import { listWatch } from "./api/resource_client.ts";
 import { apiVersionOf, type ResourceType } from "./api/resources.ts";
-import { startDemoCluster } from "./testing/demo_cluster.ts";
 import { parseArgs, USAGE, UsageError, type WatchArgs } from "./_cli/args.ts";
 import { type ConnectionArgs, loadConfig } from "./_cli/connect.ts";
 import { demoKubeconfig } from "./_cli/demo_kubeconfig.ts";
@@ -223,6 +222,9 @@ async function connect(
   )
 > {
   if (args.demo) {
+    // Loaded only here: `watch` against a real cluster loads no testing/
+    // module (the FakeApiServer and its registry are a few dozen files).
+    const { startDemoCluster } = await import("./testing/demo_cluster.ts");
     let demo;
     try {
       demo = await startDemoCluster({

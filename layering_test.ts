@@ -10,8 +10,9 @@
  * - no two files of one folder import each other, directly or in a ring;
  * - a public symbol (one an entry point of deno.json exports) is declared
  *   in a public file, the file of its concept, never in a private `_` file;
- * - `cli.ts` loads no `testing/` module statically (the demo cluster is
- *   loaded with a dynamic `import()` only for `--demo`).
+ * - `cli.ts` loads no `testing/` or `gen/` module statically (the demo
+ *   cluster and the generator are loaded with a dynamic `import()` only
+ *   for `--demo` and `gen`).
  *
  * Tests (`*_test.ts`, `*_test_util.ts`) may use anything public (a cache/
  * test runs a `FakeApiServer`), but not another folder's private files.
@@ -64,10 +65,14 @@ const ALLOWED: Record<string, ReadonlySet<string>> = {
 
 /**
  * Private files another folder may import, and which files: the one YAML
- * parser reads kubeconfigs (client/) and `cli.ts gen --crd` manifests.
+ * parser reads kubeconfigs (client/), `cli.ts gen --crd` manifests and the
+ * FakeApiServer's apply bodies.
  */
 const SHARED_PRIVATE: Record<string, ReadonlySet<string>> = {
-  "client/_yaml.ts": new Set(["_cli/gen.ts"]),
+  "client/_yaml.ts": new Set([
+    "_cli/gen.ts",
+    "testing/_apiserver_handle_write.ts",
+  ]),
 };
 
 const IMPORT_RE = new RegExp(
@@ -81,6 +86,19 @@ const IMPORT_RE = new RegExp(
   ].join("|"),
   "gm",
 );
+
+/**
+ * The specifiers a source loads when it is loaded: static imports and
+ * re-exports, not a dynamic `import()` (which loads only when it runs).
+ */
+export function staticSpecifiersOf(source: string): string[] {
+  const out: string[] = [];
+  for (const m of source.matchAll(IMPORT_RE)) {
+    const spec = m[1] ?? m[2];
+    if (spec !== undefined) out.push(spec);
+  }
+  return out;
+}
 
 /** The module specifiers a TypeScript source imports or re-exports. */
 export function specifiersOf(source: string): string[] {
@@ -118,7 +136,7 @@ function resolve(from: string, spec: string): string {
 
 /**
  * Which top-level folder may import a private path: `_x` segments are
- * private to the folder holding them, so `client/_yaml.ts` belongs to
+ * private to the folder holding them, so `client/_connect_error.ts` belongs to
  * `client`, and `_cli/args.ts` or `_util.ts` to the root files (`.`).
  * Returns undefined for a public path.
  */
@@ -540,4 +558,45 @@ Deno.test("declarationsOf() follows export *, named re-exports and re-exported i
     B: "_b.ts",
     c: "_c.ts", // by the name it is declared with
   });
+});
+
+/** Every repo file `entry` loads statically (itself included), from the root. */
+async function staticClosure(entry: string): Promise<Set<string>> {
+  const seen = new Set<string>();
+  const visit = async (file: string) => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    const source = await Deno.readTextFile(new URL(file, ROOT));
+    for (const spec of staticSpecifiersOf(source)) {
+      if (spec.startsWith("./") || spec.startsWith("../")) {
+        await visit(resolve(file, spec));
+      }
+    }
+  };
+  await visit(entry);
+  return seen;
+}
+
+Deno.test("cli.ts loads no testing/ or gen/ module until --demo or gen asks for it", async () => {
+  const loaded = await staticClosure("cli.ts");
+  // The walk found the CLI's graph (a broken walk would pass vacuously).
+  assert.ok(loaded.has("client/rest.ts") && loaded.has("cache/reflector.ts"));
+  assert.deepEqual(
+    [...loaded].filter((f) =>
+      f.startsWith("testing/") || f.startsWith("gen/") || f === "_cli/gen.ts"
+    ),
+    [],
+  );
+  // The demo is still reachable, through the dynamic import.
+  const cli = await Deno.readTextFile(new URL("cli.ts", ROOT));
+  assert.ok(specifiersOf(cli).includes("./testing/demo_cluster.ts"));
+});
+
+Deno.test("staticSpecifiersOf() leaves out dynamic imports", () => {
+  const source = [
+    'import { a } from "./a.ts";',
+    'export * from "./b.ts";',
+    'const c = await import("./c.ts");',
+  ].join("\n");
+  assert.deepEqual(staticSpecifiersOf(source), ["./a.ts", "./b.ts"]);
 });

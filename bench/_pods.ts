@@ -8,7 +8,8 @@
  */
 
 import type { Pod } from "../api/types.ts";
-import { makePod, Rng, running, scheduled } from "../testing/demo_objects.ts";
+import { makePod, running, scheduled } from "../testing/demo_objects.ts";
+import { Rng } from "../testing/rng.ts";
 
 export { Rng };
 

@@ -1,5 +1,4 @@
 import assert from "node:assert/strict";
-import { deferred } from "./_test_util.ts";
 import { FakeClock } from "../testing/fake_clock.ts";
 import type { ResourceEventHandler } from "./event_handler.ts";
 import {
@@ -81,9 +80,13 @@ Deno.test("ProcessorListener delivers in order, awaiting async handlers one at a
   const order: string[] = [];
   let active = 0;
   let maxActive = 0;
-  const gates = [deferred(), deferred(), deferred()];
+  const gates = [
+    Promise.withResolvers<void>(),
+    Promise.withResolvers<void>(),
+    Promise.withResolvers<void>(),
+  ];
   let call = 0;
-  const done = deferred();
+  const done = Promise.withResolvers<void>();
   const listener = p.newListener({
     onAdd: async (o) => {
       const gate = gates[call++];
@@ -120,7 +123,7 @@ Deno.test("ProcessorListener delivers in order, awaiting async handlers one at a
 
 Deno.test("SharedProcessor: a slow handler does not block another", async () => {
   const p = processor();
-  const stuck = deferred();
+  const stuck = Promise.withResolvers<void>();
   let slowCalls = 0;
   const slow = p.newListener({
     onAdd: () => {
@@ -149,7 +152,7 @@ Deno.test("SharedProcessor: a slow handler does not block another", async () => 
 Deno.test("ProcessorListener.hasSynced() waits for upstream and the initial adds", async () => {
   const p = processor();
   let upstream = false;
-  const gate = deferred();
+  const gate = Promise.withResolvers<void>();
   const handled: string[] = [];
   const listener = p.newListener({
     onAdd: async (o) => {
@@ -182,7 +185,7 @@ Deno.test("ProcessorListener.hasSynced() waits for upstream and the initial adds
 
 Deno.test("SharedProcessor.removeListener() stops delivery and drops pending notifications", async () => {
   const p = processor();
-  const gate = deferred();
+  const gate = Promise.withResolvers<void>();
   const seen: string[] = [];
   const listener = p.newListener({
     onAdd: async (o) => {

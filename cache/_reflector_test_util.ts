@@ -42,17 +42,7 @@ export class RecordingStore implements ReflectorStore<KubeObject> {
   }
 }
 
-/** Wait (in macrotask turns, never on a timer) until `cond` holds. */
-export async function until(
-  cond: () => boolean,
-  what = "a condition",
-): Promise<void> {
-  for (let i = 0; i < 5_000; i++) {
-    if (cond()) return;
-    await new Promise((r) => setTimeout(r, 0));
-  }
-  throw new Error(`Gave up waiting for ${what}`);
-}
+export { eventually } from "../testing/turns.ts";
 
 export interface Harness extends AsyncDisposable {
   clock: FakeClock;

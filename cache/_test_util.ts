@@ -8,19 +8,11 @@ import type { FakeControllerSource } from "../testing/fake_controller_source.ts"
 import type { ResourceEventHandler } from "./event_handler.ts";
 import { DeletedFinalStateUnknown } from "./keys.ts";
 import type { KubeObject } from "../api/object.ts";
-import { Rng } from "../testing/demo_objects.ts";
+import { Rng } from "../testing/rng.ts";
 
-/** Yield to timers and I/O until `cond` holds; fail instead of hanging. */
-export async function eventually(
-  cond: () => boolean,
-  what: string,
-): Promise<void> {
-  for (let i = 0; i < 1_000; i++) {
-    if (cond()) return;
-    await new Promise((resolve) => setTimeout(resolve, 0));
-  }
-  assert.fail(`Timed out waiting for ${what}`);
-}
+// The one turn-polling wait of the tests, re-exported for cache/'s tests.
+import { eventually } from "../testing/turns.ts";
+export { eventually };
 
 /** Step the fake clock (firing backoff timers) until `cond` holds. */
 export async function stepUntil(
@@ -33,13 +25,6 @@ export async function stepUntil(
     await clock.step(1_000);
   }
   assert.fail(`Timed out waiting for ${what}`);
-}
-
-/** A promise with its resolver. */
-export function deferred(): { promise: Promise<void>; resolve: () => void } {
-  let resolve!: () => void;
-  const promise = new Promise<void>((r) => resolve = r);
-  return { promise, resolve };
 }
 
 /** A handler recording notifications as strings ("add a initial", "tombstone ns/a"). */

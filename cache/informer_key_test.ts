@@ -16,7 +16,7 @@ import {
 } from "./keys.ts";
 import { processDeltas } from "./_processor.ts";
 import { newSharedIndexInformer, waitForCacheSync } from "./shared_informer.ts";
-import { deferred, eventually, stepUntil } from "./_test_util.ts";
+import { eventually, stepUntil } from "./_test_util.ts";
 
 function pod(name: string, rv = "1"): KubeObject {
   return { metadata: { namespace: "ns", name, resourceVersion: rv } };
@@ -84,7 +84,7 @@ Deno.test("SharedIndexInformer with a transform stores under the transformed obj
       metadata: { ...o.metadata, name: `${o.metadata.name}-t` },
     }),
   });
-  const updated = deferred();
+  const updated = Promise.withResolvers<void>();
   informer.addEventHandler({ onUpdate: () => updated.resolve() });
   const ac = new AbortController();
   const done = informer.run(ac.signal);

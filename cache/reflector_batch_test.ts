@@ -3,7 +3,7 @@
 // same store calls, RVs and errors.
 
 import assert from "node:assert/strict";
-import { harness, until } from "./_reflector_test_util.ts";
+import { eventually, harness } from "./_reflector_test_util.ts";
 import { decodeWatch } from "../client/watch.ts";
 import {
   hasNextBatch,
@@ -121,10 +121,10 @@ async function run(batch: boolean) {
   await using h = harness({ lw });
   h.start();
   for (let i = 0; i < 50 && lw.watchRVs.length < 3; i++) {
-    await until(() => h.clock.waiters() > 0 || lw.watchRVs.length >= 3);
+    await eventually(() => h.clock.waiters() > 0 || lw.watchRVs.length >= 3);
     if (lw.watchRVs.length < 3) await h.clock.step(1_000);
   }
-  await until(() => lw.watchRVs.length === 3, "the third watch");
+  await eventually(() => lw.watchRVs.length === 3, "the third watch");
   const result = {
     ops: [...h.store.ops],
     rv: h.reflector.lastSyncResourceVersion(),
@@ -185,7 +185,10 @@ Deno.test("Reflector batch path: events after a watch-list's end bookmark in the
     };
     await using h = harness({ lw, useWatchList: true });
     h.start();
-    await until(() => h.store.ops.length === 3, `${batch}: three store calls`);
+    await eventually(
+      () => h.store.ops.length === 3,
+      `${batch}: three store calls`,
+    );
     assert.deepEqual(h.store.ops, [
       "replace a,b@3",
       "update a@4",

@@ -19,7 +19,7 @@ import type { KubeObject } from "../api/object.ts";
 import { Backoff } from "../api/backoff.ts";
 import { StatusError } from "../api/errors.ts";
 import { FakeClock } from "../testing/fake_clock.ts";
-import { RecordingStore, status, until } from "./_reflector_test_util.ts";
+import { eventually, RecordingStore, status } from "./_reflector_test_util.ts";
 
 type Answer<R> = R | Error | (() => R | Error);
 type WatchScript =
@@ -130,7 +130,7 @@ Deno.test("Reflector never takes the RV of a watch's synthetic initial ADDEDs as
     lw.lists = [list("")];
     lw.watches = [replay, []];
     await using r = reflectorOn(lw);
-    await until(() => lw.calls.length >= 3);
+    await eventually(() => lw.calls.length >= 3);
     assert.deepEqual(lw.calls.slice(0, 3), [
       "LIST rv=0",
       "WATCH rv=",
@@ -149,7 +149,7 @@ Deno.test("Reflector never takes the RV of a watch's synthetic initial ADDEDs as
         { type: "ADDED", object: pod("web-x", "9700") },
       ], new Error("stop here")];
       await using r = reflectorOn(lw);
-      await until(() => lw.calls.length >= 3);
+      await eventually(() => lw.calls.length >= 3);
       assert.deepEqual(lw.calls.slice(0, 3), [
         "LIST rv=0",
         "WATCH rv=0",
@@ -200,7 +200,7 @@ Deno.test("Reflector relists at once when the server answers 410 after an outage
       lw.watches = first ? [first, reconnect] : [reconnect];
       await using r = reflectorOn(lw);
       // From the first refused reconnect on, 20 s of refused connections.
-      await until(() => r.statuses.some((s) => s.type === "Failed"));
+      await eventually(() => r.statuses.some((s) => s.type === "Failed"));
       let waited = 0;
       while (waited < 20_000) {
         await r.clock.waitForWaiters(1);
@@ -212,7 +212,7 @@ Deno.test("Reflector relists at once when the server answers 410 after an outage
       await r.clock.waitForWaiters(1);
       const reconnectAt = r.clock.nextDue()!;
       await r.clock.step(reconnectAt - r.clock.now());
-      await until(() => r.store.ops.at(-1) === "replace web-1@250");
+      await eventually(() => r.store.ops.at(-1) === "replace web-1@250");
       assert.equal(r.clock.now() - reconnectAt, 0, "relisted without waiting");
       assert.ok(lw.calls.includes("LIST rv=100"));
       assert.equal(lw.calls.filter((c) => c === "LIST rv=").length, 0);
@@ -244,7 +244,7 @@ Deno.test("Reflector does a quorum read when a relist answers again the RV the w
   await using r = reflectorOn(lw);
   for (let i = 0; i < 10; i++) {
     if (r.store.ops.at(-1) === "replace web-1@120") break;
-    await until(() =>
+    await eventually(() =>
       r.clock.waiters() > 0 || r.store.ops.at(-1) === "replace web-1@120"
     );
     const due = r.clock.nextDue();
@@ -313,7 +313,7 @@ Deno.test("Reflector status says what is watched, the root cause and what happen
       await r.clock.waitForWaiters(1);
       await r.clock.step(r.clock.nextDue()! - r.clock.now());
     }
-    await until(() => r.statuses.some((s) => s.type === "Recovered"));
+    await eventually(() => r.statuses.some((s) => s.type === "Recovered"));
     for (const s of r.statuses) logReflectorStatus(r.reflector, s);
   } finally {
     console.error = original;
@@ -345,7 +345,7 @@ Deno.test("Reflector's default log prints no line for a watch expiry ending in a
     const reflector = new Reflector(lw, new RecordingStore(), { clock });
     assert.equal(reflector.name, "reflector");
     const running = reflector.run(ctl.signal);
-    await until(() => lw.calls.includes("LIST rv=3"));
+    await eventually(() => lw.calls.includes("LIST rv=3"));
     ctl.abort();
     await running;
   } finally {
@@ -370,14 +370,14 @@ Deno.test("Reflector skips a watched object of an unexpected apiVersion/kind wit
     "hang",
   ];
   await using r = reflectorOn(lw);
-  await until(() => lw.calls.length === 4);
+  await eventually(() => lw.calls.length === 4);
   assert.deepEqual(lw.calls, [
     "LIST rv=0",
     "WATCH rv=50",
     "WATCH rv=50",
     "WATCH rv=54",
   ]);
-  await until(() => r.store.ops.length === 2);
+  await eventually(() => r.store.ops.length === 2);
   assert.deepEqual(r.store.ops, ["replace d1@50", "add d2@54"]);
   assert.equal(r.reflector.health().skippedObjects, 2);
   const skipped = r.statuses.filter((s) => s.type === "Skipped");

@@ -4,11 +4,11 @@ import type { ListerWatcher } from "../api/listwatch.ts";
 import { isExpired, StatusError } from "../api/errors.ts";
 import { FakeControllerSource } from "../testing/fake_controller_source.ts";
 import {
+  eventually,
   harness,
   obj,
   RecordingStore,
   status,
-  until,
 } from "./_reflector_test_util.ts";
 
 Deno.test("Reflector lists at RV 0, then watches from the list's RV with bookmarks and a 5-10 min timeout", async () => {
@@ -17,7 +17,7 @@ Deno.test("Reflector lists at RV 0, then watches from the list's RV with bookmar
   h.source.add(obj("b"));
   assert.equal(h.reflector.lastSyncResourceVersion(), "");
   h.start();
-  await until(() => h.source.openWatches() === 1);
+  await eventually(() => h.source.openWatches() === 1);
   assert.deepEqual(h.source.listCalls, [{ resourceVersion: "0", limit: 500 }]);
   const w = h.source.watchCalls[0];
   assert.equal(w.resourceVersion, "2");
@@ -31,7 +31,7 @@ Deno.test("Reflector lists at RV 0, then watches from the list's RV with bookmar
   h.source.add(obj("c"));
   h.source.modify(obj("a"));
   h.source.delete(obj("b"));
-  await until(() => h.store.ops.length === 4);
+  await eventually(() => h.store.ops.length === 4);
   assert.deepEqual(h.store.ops, [
     "replace a,b@2",
     "add c@3",
@@ -45,14 +45,14 @@ Deno.test("Reflector lists at RV 0, then watches from the list's RV with bookmar
 Deno.test("Reflector applies a BOOKMARK to the resourceVersion only", async () => {
   await using h = harness();
   h.start();
-  await until(() => h.source.openWatches() === 1);
+  await eventually(() => h.source.openWatches() === 1);
   h.source.addDropWatch(obj("hidden"));
   h.source.bookmark();
-  await until(() => h.reflector.lastSyncResourceVersion() === "2");
+  await eventually(() => h.reflector.lastSyncResourceVersion() === "2");
   assert.deepEqual(h.store.ops, ["replace @1"]);
   // The next watch starts from the bookmark's RV.
   h.source.resetWatch();
-  await until(() => h.source.watchCalls.length === 2);
+  await eventually(() => h.source.watchCalls.length === 2);
   assert.equal(h.source.watchCalls[1].resourceVersion, "2");
 });
 
@@ -60,10 +60,10 @@ Deno.test("Reflector reopens a watch that ended after events at once at the last
   await using h = harness();
   h.source.add(obj("seed"));
   h.start();
-  await until(() => h.source.openWatches() === 1);
+  await eventually(() => h.source.openWatches() === 1);
   h.source.add(obj("a"));
   h.source.resetWatch();
-  await until(() =>
+  await eventually(() =>
     h.source.watchCalls.length === 2 && h.source.openWatches() === 1
   );
   assert.equal(h.source.watchCalls[1].resourceVersion, "2");
@@ -76,10 +76,10 @@ Deno.test("Reflector reopens a watch that ended after events at once at the last
 Deno.test("Reflector reopens a quiet watch ended at the server's timeout without a list", async () => {
   await using h = harness();
   h.start();
-  await until(() => h.source.openWatches() === 1);
+  await eventually(() => h.source.openWatches() === 1);
   await h.clock.step(1_000);
   h.source.resetWatch();
-  await until(() =>
+  await eventually(() =>
     h.source.watchCalls.length === 2 && h.source.openWatches() === 1
   );
   assert.equal(h.source.listCalls.length, 1);
@@ -90,15 +90,15 @@ Deno.test("Reflector backs off after a very short watch, then relists at the las
   await using h = harness();
   h.source.add(obj("a"));
   h.start();
-  await until(() => h.source.openWatches() === 1);
+  await eventually(() => h.source.openWatches() === 1);
   h.source.resetWatch(); // no event, no time passed
-  await until(() => h.errors.length === 1);
+  await eventually(() => h.errors.length === 1);
   assert.match(String(h.errors[0]), /very short watch/);
   assert.equal(await h.pendingDelay(), 800);
   await h.clock.step(799);
   assert.equal(h.source.listCalls.length, 1);
   await h.clock.step(1);
-  await until(() => h.source.listCalls.length === 2);
+  await eventually(() => h.source.listCalls.length === 2);
   // An exact RV without pageSize is not paged: the watch cache can serve it.
   assert.deepEqual(h.source.listCalls[1], { resourceVersion: "1" });
   assert.equal(h.reflector.health().relists, 1);
@@ -111,14 +111,14 @@ Deno.test('Reflector relists at the last synced RV after a watch answered 410, n
     await using h = harness();
     h.source.add(obj("a"));
     h.start();
-    await until(() => h.source.openWatches() === 1);
+    await eventually(() => h.source.openWatches() === 1);
     h.source.sendEvent({ type: "ERROR", object: status(410, "Expired") });
-    await until(() => h.errors.length === 1);
+    await eventually(() => h.errors.length === 1);
     assert.ok(h.errors[0] instanceof StatusError && isExpired(h.errors[0]));
     // The RV came straight from the list: back off before relisting, so a
     // server that keeps refusing what it just handed out is no tight loop.
     await h.clock.step(await h.pendingDelay());
-    await until(() =>
+    await eventually(() =>
       h.source.listCalls.length === 3 && h.source.openWatches() === 1
     );
     assert.deepEqual(h.source.listCalls[1], { resourceVersion: "1" });
@@ -130,9 +130,9 @@ Deno.test('Reflector relists at the last synced RV after a watch answered 410, n
     });
     // A later 500 relists at the last RV.
     h.source.sendEvent({ type: "ERROR", object: status(500, "InternalError") });
-    await until(() => h.errors.length === 2);
+    await eventually(() => h.errors.length === 2);
     await h.clock.step(await h.pendingDelay());
-    await until(() => h.source.listCalls.length === 4);
+    await eventually(() => h.source.listCalls.length === 4);
     assert.deepEqual(h.source.listCalls[3], { resourceVersion: "1" });
   });
   await t.step(
@@ -141,12 +141,12 @@ Deno.test('Reflector relists at the last synced RV after a watch answered 410, n
       await using h = harness();
       h.source.add(obj("a"));
       h.start();
-      await until(() => h.source.openWatches() === 1);
+      await eventually(() => h.source.openWatches() === 1);
       h.source.add(obj("b"));
-      await until(() => h.reflector.lastSyncResourceVersion() === "2");
+      await eventually(() => h.reflector.lastSyncResourceVersion() === "2");
       h.source.failNext("watch", new StatusError(status(410, "Gone")));
       h.source.resetWatch();
-      await until(() =>
+      await eventually(() =>
         h.source.listCalls.length === 2 && h.source.openWatches() === 1
       );
       assert.deepEqual(h.source.listCalls[1], { resourceVersion: "2" });
@@ -159,31 +159,31 @@ Deno.test('Reflector relists at the last synced RV after a watch answered 410, n
     h.source.add(obj("a"));
     h.source.failNext("list", new StatusError(status(500, "InternalError")));
     h.start();
-    await until(() => h.errors.length === 1);
+    await eventually(() => h.errors.length === 1);
     assert.equal(await h.pendingDelay(), 800);
     await h.clock.step(800);
-    await until(() => h.source.openWatches() === 1);
+    await eventually(() => h.source.openWatches() === 1);
     h.source.add(obj("b"));
     h.source.sendEvent({ type: "ERROR", object: status(410, "Expired") });
-    await until(() =>
+    await eventually(() =>
       h.source.listCalls.length === 3 && h.source.openWatches() === 1
     );
     assert.deepEqual(h.source.listCalls[2], { resourceVersion: "2" });
     // The answered 410 and the list reset the backoff: the next failure waits 800 ms.
     h.source.sendEvent({ type: "ERROR", object: status(500, "InternalError") });
-    await until(() => h.errors.length === 3);
+    await eventually(() => h.errors.length === 3);
     assert.equal(await h.pendingDelay(), 800);
   });
   await t.step("500 relists at the last RV", async () => {
     await using h = harness();
     h.source.add(obj("a"));
     h.start();
-    await until(() => h.source.openWatches() === 1);
+    await eventually(() => h.source.openWatches() === 1);
     h.source.sendEvent({ type: "ERROR", object: status(500, "InternalError") });
-    await until(() => h.errors.length === 1);
+    await eventually(() => h.errors.length === 1);
     assert.equal((h.errors[0] as StatusError).code, 500);
     await h.clock.step(await h.pendingDelay());
-    await until(() => h.source.listCalls.length === 2);
+    await eventually(() => h.source.listCalls.length === 2);
     assert.deepEqual(h.source.listCalls[1], { resourceVersion: "1" });
   });
 });
@@ -208,7 +208,7 @@ Deno.test('Reflector retries a list at RV "" at once when its RV is expired or t
       h.source.add(obj("a"));
       h.source.failNext("list", error);
       h.start();
-      await until(() => h.source.openWatches() === 1);
+      await eventually(() => h.source.openWatches() === 1);
       assert.deepEqual(h.source.listCalls, [
         { resourceVersion: "0", limit: 500 },
         { resourceVersion: "", limit: 500 },
@@ -224,10 +224,10 @@ Deno.test('Reflector retries a list at RV "" at once when its RV is expired or t
       h.source.add(obj("a"));
       h.source.failNext("watch", failures["too large"]);
       h.start();
-      await until(() => h.errors.length === 1);
+      await eventually(() => h.errors.length === 1);
       h.source.failNext("list", failures["too large"]);
       await h.clock.step(await h.pendingDelay());
-      await until(() => h.source.openWatches() === 1);
+      await eventually(() => h.source.openWatches() === 1);
       assert.deepEqual(h.source.listCalls.slice(1), [
         { resourceVersion: "1" },
         { resourceVersion: "", limit: 500 },
@@ -240,7 +240,7 @@ Deno.test("Reflector puts pageSize as limit on every page, continue pages withou
   await using h = harness({ pageSize: 2 });
   for (const n of ["a", "b", "c", "d", "e"]) h.source.add(obj(n));
   h.start();
-  await until(() => h.source.openWatches() === 1);
+  await eventually(() => h.source.openWatches() === 1);
   assert.deepEqual(h.source.listCalls, [
     { resourceVersion: "0", limit: 2 },
     { limit: 2, continue: "c1" },
@@ -250,9 +250,9 @@ Deno.test("Reflector puts pageSize as limit on every page, continue pages withou
   assert.equal(h.source.watchCalls[0].resourceVersion, "5");
   // pageSize applies to relists at an exact RV too.
   h.source.resetWatch();
-  await until(() => h.errors.length === 1);
+  await eventually(() => h.errors.length === 1);
   await h.clock.step(await h.pendingDelay());
-  await until(() => h.source.listCalls.length === 6);
+  await eventually(() => h.source.listCalls.length === 6);
   assert.deepEqual(h.source.listCalls[3], { resourceVersion: "5", limit: 2 });
 });
 
@@ -260,12 +260,12 @@ Deno.test("Reflector keeps paging relists when the first list at RV 0 came back 
   await using h = harness();
   for (let i = 0; i < 501; i++) h.source.addDropWatch(obj(`o${i}`));
   h.start();
-  await until(() => h.source.openWatches() === 1);
+  await eventually(() => h.source.openWatches() === 1);
   assert.deepEqual(h.source.listCalls.map((c) => c.limit), [500, 500]);
   h.source.resetWatch();
-  await until(() => h.errors.length === 1);
+  await eventually(() => h.errors.length === 1);
   await h.clock.step(await h.pendingDelay());
-  await until(() => h.source.listCalls.length === 4);
+  await eventually(() => h.source.listCalls.length === 4);
   assert.deepEqual(h.source.listCalls[2], {
     resourceVersion: "501",
     limit: 500,
@@ -285,7 +285,7 @@ Deno.test("Reflector falls back to one full list at the requested RV when a cont
   };
   await using h = harness({ pageSize: 2, source, lw });
   h.start();
-  await until(() => h.source.openWatches() === 1);
+  await eventually(() => h.source.openWatches() === 1);
   assert.deepEqual(h.source.listCalls, [
     { resourceVersion: "0", limit: 2 },
     { limit: 2, continue: "c1" },
@@ -301,17 +301,17 @@ Deno.test("Reflector backs off 800 ms doubling to 30 s between failures, back to
   h.source.failNext("list", new StatusError(status(500, "InternalError")), 8);
   h.start();
   for (let i = 1; i <= 8; i++) {
-    await until(() => h.errors.length === i);
+    await eventually(() => h.errors.length === i);
     const d = await h.pendingDelay();
     delays.push(d);
     await h.clock.step(d);
   }
   assert.deepEqual(delays, [800, 1600, 3200, 6400, 12800, 25600, 30000, 30000]);
-  await until(() => h.source.openWatches() === 1);
+  await eventually(() => h.source.openWatches() === 1);
   assert.equal(h.source.listCalls.length, 9);
   await h.clock.step(120_001);
   h.source.sendEvent({ type: "ERROR", object: status(500, "InternalError") });
-  await until(() => h.errors.length === 9);
+  await eventually(() => h.errors.length === 9);
   assert.equal(await h.pendingDelay(), 800);
 });
 
@@ -321,7 +321,7 @@ Deno.test("Reflector draws each default backoff delay from [d, 2d)", async () =>
   h.start();
   const bases = [800, 1600, 3200, 6400, 12800, 25600, 30000];
   for (const [i, base] of bases.entries()) {
-    await until(() => h.errors.length === i + 1);
+    await eventually(() => h.errors.length === i + 1);
     const d = await h.pendingDelay();
     assert.ok(
       d >= base && d < 2 * base,
@@ -329,7 +329,7 @@ Deno.test("Reflector draws each default backoff delay from [d, 2d)", async () =>
     );
     await h.clock.step(d);
   }
-  await until(() => h.source.openWatches() === 1);
+  await eventually(() => h.source.openWatches() === 1);
 });
 
 Deno.test("Reflector waits at least Retry-After after a 429 list", async () => {
@@ -339,12 +339,12 @@ Deno.test("Reflector waits at least Retry-After after a 429 list", async () => {
     new StatusError(status(429, "TooManyRequests"), { retryAfterSeconds: 10 }),
   );
   h.start();
-  await until(() => h.errors.length === 1);
+  await eventually(() => h.errors.length === 1);
   assert.equal(await h.pendingDelay(), 10_000);
   await h.clock.step(9_999);
   assert.equal(h.source.listCalls.length, 1);
   await h.clock.step(1);
-  await until(() => h.source.openWatches() === 1);
+  await eventually(() => h.source.openWatches() === 1);
   assert.equal(h.source.listCalls.length, 2);
 });
 
@@ -356,10 +356,10 @@ Deno.test("Reflector retries a throttled watch at the same RV without relisting"
     new StatusError(status(429, "TooManyRequests"), { retryAfterSeconds: 5 }),
   );
   h.start();
-  await until(() => h.errors.length === 1);
+  await eventually(() => h.errors.length === 1);
   assert.equal(await h.pendingDelay(), 5_000);
   await h.clock.step(5_000);
-  await until(() => h.source.openWatches() === 1);
+  await eventually(() => h.source.openWatches() === 1);
   assert.equal(h.source.listCalls.length, 1);
   assert.deepEqual(h.source.watchCalls.map((c) => c.resourceVersion), [
     "1",
@@ -371,10 +371,10 @@ Deno.test("Reflector resumes a cut stream at the last RV without relisting", asy
   await using h = harness();
   h.source.addDropWatch(obj("seed"));
   h.start();
-  await until(() => h.source.openWatches() === 1);
+  await eventually(() => h.source.openWatches() === 1);
   h.source.add(obj("a"));
   h.source.breakWatches(new TypeError("error reading a body from connection"));
-  await until(() =>
+  await eventually(() =>
     h.source.watchCalls.length === 2 && h.source.openWatches() === 1
   );
   assert.equal(h.source.watchCalls[1].resourceVersion, "2");
@@ -390,15 +390,15 @@ Deno.test("Reflector backs off after a stream cut before any event within 1 s, t
   await using h = harness();
   h.source.add(obj("a"));
   h.start();
-  await until(() => h.source.openWatches() === 1);
+  await eventually(() => h.source.openWatches() === 1);
   h.source.breakWatches();
-  await until(() => h.errors.length === 1);
+  await eventually(() => h.errors.length === 1);
   assert.equal(await h.pendingDelay(), 800);
   await h.clock.step(799);
   assert.equal(h.source.watchCalls.length, 1);
   assert.equal(h.source.listCalls.length, 1);
   await h.clock.step(1);
-  await until(() =>
+  await eventually(() =>
     h.source.watchCalls.length === 2 && h.source.openWatches() === 1
   );
   assert.deepEqual(h.source.listCalls[1], { resourceVersion: "1" });
@@ -406,14 +406,14 @@ Deno.test("Reflector backs off after a stream cut before any event within 1 s, t
   // A cut after a quiet second is no very short watch: resumed at once.
   await h.clock.step(1_000);
   h.source.breakWatches();
-  await until(() => h.source.watchCalls.length === 3);
+  await eventually(() => h.source.watchCalls.length === 3);
   assert.equal(h.source.listCalls.length, 2);
 });
 
 Deno.test("Reflector abandons a watch silent past its timeout plus a margin and reopens it without a list", async () => {
   await using h = harness();
   h.start();
-  await until(() => h.source.openWatches() === 1);
+  await eventually(() => h.source.openWatches() === 1);
   const timeoutMs = h.source.watchCalls[0].timeoutSeconds! * 1000;
   // Never cut before timeoutSeconds, however silent.
   await h.clock.step(timeoutMs);
@@ -422,7 +422,7 @@ Deno.test("Reflector abandons a watch silent past its timeout plus a margin and 
   assert.deepEqual(h.errors, []);
   // Silent for longer than the timeout plus at most 5 min: abandoned.
   await h.clock.step(5 * 60_000);
-  await until(() =>
+  await eventually(() =>
     h.source.watchCalls.length === 2 && h.source.openWatches() === 1
   );
   assert.equal(h.source.listCalls.length, 1);
@@ -433,31 +433,31 @@ Deno.test("Reflector abandons a watch silent past its timeout plus a margin and 
 Deno.test("Reflector's watchdog counts silence from the last event", async () => {
   await using h = harness();
   h.start();
-  await until(() => h.source.openWatches() === 1);
+  await eventually(() => h.source.openWatches() === 1);
   const timeoutMs = h.source.watchCalls[0].timeoutSeconds! * 1000;
   await h.clock.step(timeoutMs);
   h.source.bookmark();
-  await until(() => h.reflector.health().lastEventAt === h.clock.now());
+  await eventually(() => h.reflector.health().lastEventAt === h.clock.now());
   await h.clock.step(timeoutMs);
   assert.equal(h.source.watchCalls.length, 1);
   await h.clock.step(5 * 60_000);
-  await until(() => h.source.watchCalls.length === 2);
+  await eventually(() => h.source.watchCalls.length === 2);
 });
 
 Deno.test("Reflector calls the store's resync every resyncPeriod while shouldResync allows", async () => {
   let allow = true;
   await using h = harness({ resyncPeriod: 30_000, shouldResync: () => allow });
   h.start();
-  await until(() => h.source.openWatches() === 1);
+  await eventually(() => h.source.openWatches() === 1);
   await h.clock.waitForWaiters(2); // watchdog + resync timer
   await h.clock.step(30_000);
-  await until(() => h.store.ops.length === 2);
+  await eventually(() => h.store.ops.length === 2);
   assert.deepEqual(h.store.ops, ["replace @1", "resync"]);
   allow = false;
   await h.clock.step(30_000);
   allow = true;
   await h.clock.step(30_000);
-  await until(() => h.store.ops.length === 3);
+  await eventually(() => h.store.ops.length === 3);
   assert.deepEqual(h.store.ops, ["replace @1", "resync", "resync"]);
   assert.equal(h.clock.now(), 1_090_000);
 });
@@ -467,7 +467,7 @@ Deno.test("Reflector streams the initial state with a watch-list when useWatchLi
   h.source.add(obj("a"));
   h.source.add(obj("b"));
   h.start();
-  await until(() => h.store.ops.length === 1);
+  await eventually(() => h.store.ops.length === 1);
   assert.deepEqual(h.source.listCalls, []);
   const w = h.source.watchCalls[0];
   assert.equal(w.sendInitialEvents, true);
@@ -478,7 +478,7 @@ Deno.test("Reflector streams the initial state with a watch-list when useWatchLi
   assert.equal(h.reflector.lastSyncResourceVersion(), "2");
   // The same stream carries the later changes.
   h.source.add(obj("c"));
-  await until(() => h.store.ops.length === 2);
+  await eventually(() => h.store.ops.length === 2);
   assert.deepEqual(h.store.ops, ["replace a,b@2", "add c@3"]);
   assert.equal(h.source.watchCalls.length, 1);
 });
@@ -488,11 +488,11 @@ Deno.test('Reflector retries an expired watch-list at RV "" at once, then with b
   h.source.add(obj("a"));
   h.source.failNext("watch", new StatusError(status(410, "Expired")), 2);
   h.start();
-  await until(() => h.errors.length === 2);
+  await eventually(() => h.errors.length === 2);
   assert.equal(h.source.watchCalls.length, 2);
   assert.equal(await h.pendingDelay(), 800);
   await h.clock.step(800);
-  await until(() => h.store.ops.length === 1);
+  await eventually(() => h.store.ops.length === 1);
   assert.deepEqual(h.source.watchCalls.map((c) => c.resourceVersion), [
     "",
     "",
@@ -509,16 +509,16 @@ Deno.test("Reflector falls back to list+watch when the server rejects watch-list
   });
   h.source.add(obj("a"));
   h.start();
-  await until(() => h.source.openWatches() === 1);
+  await eventually(() => h.source.openWatches() === 1);
   assert.equal(h.source.watchCalls[0].sendInitialEvents, true);
   assert.deepEqual(h.source.listCalls, [{ resourceVersion: "0", limit: 500 }]);
   assert.equal(h.source.watchCalls[1].sendInitialEvents, undefined);
   assert.deepEqual(h.store.ops, ["replace a@1"]);
   // A relist does not ask for a watch-list again.
   h.source.resetWatch();
-  await until(() => h.errors.length === 1);
+  await eventually(() => h.errors.length === 1);
   await h.clock.step(await h.pendingDelay());
-  await until(() =>
+  await eventually(() =>
     h.source.listCalls.length === 2 && h.source.openWatches() === 1
   );
   assert.equal(h.source.watchCalls.length, 3);
@@ -533,11 +533,11 @@ Deno.test("Reflector falls back to list+watch when no end-of-initial-events book
   h.source.add(obj("a"));
   h.start();
   // Wait until the synthetic ADDED has been read, before time moves.
-  await until(() => h.reflector.health().lastEventAt !== undefined);
+  await eventually(() => h.reflector.health().lastEventAt !== undefined);
   await h.clock.step(9_999);
   assert.deepEqual(h.source.listCalls, []);
   await h.clock.step(1);
-  await until(() =>
+  await eventually(() =>
     h.source.watchCalls.length === 2 && h.source.openWatches() === 1
   );
   assert.deepEqual(h.source.listCalls, [{ resourceVersion: "0", limit: 500 }]);
@@ -550,7 +550,7 @@ Deno.test("Reflector.run() called again while running returns the same loop", as
   const first = h.start();
   const second = h.reflector.run(h.ctl.signal);
   assert.equal(first, second);
-  await until(() => h.source.openWatches() === 1);
+  await eventually(() => h.source.openWatches() === 1);
   assert.equal(h.source.listCalls.length, 1);
   assert.equal(h.source.watchCalls.length, 1);
 });
@@ -559,7 +559,7 @@ Deno.test("Reflector.run() settles after abort with its watch closed and no time
   await t.step("while watching", async () => {
     const h = harness({ resyncPeriod: 1_000 });
     const done = h.start();
-    await until(() => h.source.openWatches() === 1);
+    await eventually(() => h.source.openWatches() === 1);
     h.ctl.abort();
     await done;
     assert.equal(h.source.openWatches(), 0);
@@ -569,7 +569,7 @@ Deno.test("Reflector.run() settles after abort with its watch closed and no time
     const h = harness();
     h.source.failNext("list", new StatusError(status(500, "InternalError")));
     const done = h.start();
-    await until(() => h.errors.length === 1);
+    await eventually(() => h.errors.length === 1);
     await h.clock.waitForWaiters(1);
     h.ctl.abort();
     await done;
@@ -592,7 +592,7 @@ Deno.test("Reflector.run() settles after abort with its watch closed and no time
     };
     const h = harness({ lw, source });
     const done = h.start();
-    await until(() => listing);
+    await eventually(() => listing);
     h.ctl.abort();
     await done;
     assert.deepEqual(h.errors, []);
@@ -602,7 +602,7 @@ Deno.test("Reflector.run() settles after abort with its watch closed and no time
 Deno.test("Reflector[Symbol.asyncDispose]() stops run()", async () => {
   const h = harness();
   const done = h.start();
-  await until(() => h.source.openWatches() === 1);
+  await eventually(() => h.source.openWatches() === 1);
   await h.reflector[Symbol.asyncDispose]();
   await done;
   assert.equal(h.source.openWatches(), 0);
@@ -615,11 +615,11 @@ Deno.test("Reflector reports a store error and keeps watching", async () => {
   await using h = harness();
   h.source.addDropWatch(obj("seed"));
   h.start();
-  await until(() => h.source.openWatches() === 1);
+  await eventually(() => h.source.openWatches() === 1);
   h.store.failNextAdd = new Error("store is full");
   h.source.add(obj("a"));
   h.source.add(obj("b"));
-  await until(() => h.store.ops.length === 2);
+  await eventually(() => h.store.ops.length === 2);
   assert.deepEqual(h.store.ops, ["replace seed@1", "add b@3"]);
   assert.equal(h.errors.length, 1);
   assert.equal(h.reflector.lastSyncResourceVersion(), "3");
@@ -640,18 +640,18 @@ Deno.test("Reflector.health() reports last event time, restarts, relists and the
   });
   h.source.addDropWatch(obj("seed"));
   h.start();
-  await until(() => h.source.openWatches() === 1);
+  await eventually(() => h.source.openWatches() === 1);
   await h.clock.step(5_000);
   h.source.add(obj("a"));
-  await until(() => h.store.ops.length === 2);
+  await eventually(() => h.store.ops.length === 2);
   h.source.resetWatch();
-  await until(() =>
+  await eventually(() =>
     h.source.watchCalls.length === 2 && h.source.openWatches() === 1
   );
   h.source.resetWatch(); // very short: relist after backoff
-  await until(() => h.errors.length === 1);
+  await eventually(() => h.errors.length === 1);
   await h.clock.step(await h.pendingDelay());
-  await until(() =>
+  await eventually(() =>
     h.source.listCalls.length === 2 && h.source.openWatches() === 1
   );
   const health = h.reflector.health();
@@ -682,7 +682,7 @@ Deno.test("Reflector.listAndWatch() runs one cycle and throws the failure that n
   h.source.add(obj("a"));
   const ctl = new AbortController();
   const cycle = h.reflector.listAndWatch(ctl.signal);
-  await until(() => h.source.openWatches() === 1);
+  await eventually(() => h.source.openWatches() === 1);
   h.source.sendEvent({ type: "ERROR", object: status(500, "InternalError") });
   await assert.rejects(
     cycle,
@@ -693,7 +693,7 @@ Deno.test("Reflector.listAndWatch() runs one cycle and throws the failure that n
   assert.deepEqual(h.store.ops, ["replace a@1"]);
   // The next cycle relists at the last RV.
   const next = h.reflector.listAndWatch(ctl.signal);
-  await until(() => h.source.openWatches() === 1);
+  await eventually(() => h.source.openWatches() === 1);
   assert.deepEqual(h.source.listCalls[1], { resourceVersion: "1" });
   ctl.abort();
   await next;

@@ -1,6 +1,5 @@
 import assert from "node:assert/strict";
 import {
-  deferred,
   eventually,
   missEventsThenRelist,
   prng,
@@ -105,7 +104,7 @@ Deno.test("SharedIndexInformer delivers initial adds, then changes in order, to 
 
 Deno.test("SharedIndexInformer: a slow handler blocks neither another handler nor the cache", async () => {
   const source = new FakeControllerSource<Pod>();
-  const stuck = deferred();
+  const stuck = Promise.withResolvers<void>();
   let slowCalls = 0;
   const fast = recorder<Pod>();
   const { informer, stop } = start(source, {}, (i) => {
@@ -184,7 +183,7 @@ Deno.test("SharedIndexInformer: a late handler first gets every cached object wi
   const source = sourceOf("a", "b");
   const { informer, stop } = start(source);
   await eventually(() => informer.hasSynced(), "sync");
-  const gate = deferred();
+  const gate = Promise.withResolvers<void>();
   const late = recorder<Pod>();
   const reg = informer.addEventHandler({
     ...late,
@@ -205,7 +204,7 @@ Deno.test("SharedIndexInformer: a late handler first gets every cached object wi
 
 Deno.test("SharedIndexInformer: registration hasSynced waits for the informer and the handler", async () => {
   const source = sourceOf("a");
-  const gate = deferred();
+  const gate = Promise.withResolvers<void>();
   let reg!: ReturnType<SharedIndexInformer<Pod>["addEventHandler"]>;
   const { informer, stop } = start(source, {}, (i) => {
     reg = i.addEventHandler({ onAdd: () => gate.promise });
@@ -681,7 +680,7 @@ Deno.test("SharedIndexInformer converges under random changes and faults (seeded
 
 Deno.test("SharedIndexInformer.run() settles a grace second after abort even when a handler never returns", async () => {
   const source = sourceOf("a");
-  const blocker = deferred();
+  const blocker = Promise.withResolvers<void>();
   let called = false;
   const { clock, done, informer } = start(source, {}, (i) => {
     i.addEventHandler({

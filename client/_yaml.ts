@@ -10,13 +10,16 @@
  *
  * Anything else (tags, directives, complex keys, several documents, tabs
  * for indentation) is rejected with a {@link YamlError} naming the line and
- * column. Internal: not exported from `mod.ts`.
+ * column. The one YAML reader of the project: kubeconfig files, and the
+ * `FakeApiServer`'s apply patches. Not exported from `mod.ts`.
  *
  * @module
  */
 
 /** A YAML syntax error or unsupported construct, at a 1-based line and column. */
 export class YamlError extends SyntaxError {
+  /** What is wrong, without the position. */
+  readonly reason: string;
   /** 1-based line of the offending character. */
   readonly line: number;
   /** 1-based column of the offending character. */
@@ -31,6 +34,7 @@ export class YamlError extends SyntaxError {
   constructor(message: string, line: number, column: number) {
     super(`${message} at line ${line}, column ${column}`);
     this.name = "YamlError";
+    this.reason = message;
     this.line = line;
     this.column = column;
   }

@@ -10,7 +10,7 @@
 import type { KubeObject } from "../api/object.ts";
 import { checkDryRun } from "./_apiserver_delete_options.ts";
 import { serverSideApply } from "./_apiserver_apply.ts";
-import { parseYaml, YamlError } from "./_apiserver_yaml.ts";
+import { parseYaml, YamlError } from "../client/_yaml.ts";
 import {
   jsonResponse,
   ok,
@@ -330,12 +330,22 @@ export async function patch(
  */
 function parsePatch(contentType: string, text: string): unknown {
   if (contentType === "application/apply-patch+yaml") {
+    // JSON (what kubectl sends) is read as JSON, as sigs.k8s.io/yaml does.
+    const trimmed = text.trim();
+    if (trimmed.startsWith("{") || trimmed.startsWith("[")) {
+      try {
+        return JSON.parse(trimmed);
+      } catch {
+        // Not JSON after all: read it as YAML, which names the line.
+      }
+    }
     try {
       return parseYaml(text);
     } catch (err) {
       if (!(err instanceof YamlError)) throw err;
+      // go-yaml's shape: "yaml: line N: <what is wrong>".
       throw badRequest(
-        `error decoding YAML: error converting YAML to JSON: ${err.message}`,
+        `error decoding YAML: error converting YAML to JSON: yaml: line ${err.line}: ${err.reason}`,
       );
     }
   }

@@ -34,10 +34,10 @@ import {
   makeReplicaSet,
   type Pod,
   renewed,
-  Rng,
   running,
   scheduled,
 } from "./demo_objects.ts";
+import { Rng } from "./rng.ts";
 
 /**
  * What {@link DemoWorkload} drives: the direct state API of `FakeApiServer`

@@ -10,7 +10,7 @@
 
 import type { Status } from "../api/object.ts";
 import { defaultFaultStatus } from "./_apiserver_status.ts";
-import { Rng } from "./demo_objects.ts";
+import { Rng } from "./rng.ts";
 
 /**
  * Options of {@link FakeApiServerFaults.failNext}.

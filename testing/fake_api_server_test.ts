@@ -577,3 +577,35 @@ Deno.test("FakeApiServer serves an OpenAPI v3 index announcing field validation"
     ),
   );
 });
+
+Deno.test("FakeApiServer reads a YAML apply body with the client's YAML reader and answers bad YAML with go-yaml's line", async () => {
+  await using server = await FakeApiServer.start();
+  const apply = (body: string) =>
+    fetch(`${server.url}${CM}/y?fieldManager=t`, {
+      method: "PATCH",
+      headers: { "content-type": "application/apply-patch+yaml" },
+      body,
+    }).then(async (res) => ({ status: res.status, body: await res.json() }));
+  // Block YAML with a comment, a quoted scalar and a block scalar.
+  const created = await apply(
+    [
+      "apiVersion: v1",
+      "kind: ConfigMap",
+      "metadata:",
+      "  name: y # the name",
+      "data:",
+      "  mode: 'fast'",
+      "  script: |",
+      "    echo hi",
+      "",
+    ].join("\n"),
+  );
+  assert.equal(created.status, 201);
+  assert.deepEqual(created.body.data, { mode: "fast", script: "echo hi\n" });
+  const bad = await apply("apiVersion: v1\nkind: [ConfigMap\n");
+  assert.equal(bad.status, 400);
+  assert.match(
+    bad.body.message,
+    /^error decoding YAML: error converting YAML to JSON: yaml: line 2: /,
+  );
+});

@@ -5,15 +5,7 @@ import type { KubeObject } from "../api/object.ts";
 import { isExpired, isInvalid, StatusError } from "../api/errors.ts";
 import { Reflector } from "../cache/reflector.ts";
 import { FakeClock } from "./fake_clock.ts";
-
-/** Wait (in macrotask turns, never on a timer) until `cond` holds. */
-async function until(cond: () => boolean): Promise<void> {
-  for (let i = 0; i < 1_000; i++) {
-    if (cond()) return;
-    await new Promise((r) => setTimeout(r, 0));
-  }
-  throw new Error("Gave up waiting");
-}
+import { eventually } from "./turns.ts";
 
 const obj = (name: string, uid = ""): KubeObject => ({
   metadata: { namespace: "ns", name, uid },
@@ -266,12 +258,12 @@ Deno.test("FakeControllerSource: a Reflector that listed it empty sees a deletio
   const reflector = new Reflector(fresh, store, { clock });
   const ctl = new AbortController();
   const running = reflector.run(ctl.signal);
-  await until(() => fresh.openWatches() === 1);
+  await eventually(() => fresh.openWatches() === 1);
   fresh.add(obj("a"));
-  await until(() => ops.length === 2);
+  await eventually(() => ops.length === 2);
   fresh.deleteDropWatch(obj("a")); // made while the watch is being reopened
   fresh.resetWatch();
-  await until(() => ops.length === 3);
+  await eventually(() => ops.length === 3);
   assert.deepEqual(ops, ["replace 0@1", "add a", "delete a"]);
   assert.deepEqual(fresh.watchCalls.map((w) => w.resourceVersion), ["1", "2"]);
   ctl.abort();

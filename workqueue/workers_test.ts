@@ -7,12 +7,6 @@ import { runWorkers } from "./workers.ts";
 /** Let pending promise callbacks and timers of 0 ms run. */
 const turn = () => new Promise((resolve) => setTimeout(resolve, 0));
 
-function deferred(): { promise: Promise<void>; resolve: () => void } {
-  let resolve!: () => void;
-  const promise = new Promise<void>((r) => resolve = r);
-  return { promise, resolve };
-}
-
 Deno.test("runWorkers() never reconciles one key in two workers at once, and reconciles a key changed meanwhile again", async () => {
   const clock = new FakeClock();
   const q = new RateLimitingQueue<string>(undefined, { clock });
@@ -55,7 +49,7 @@ Deno.test("runWorkers() retries a failing key with rate limiting and forgets it 
   const stop = new AbortController();
   const errors: string[] = [];
   let attempts = 0;
-  const succeeded = deferred();
+  const succeeded = Promise.withResolvers<void>();
   const workers = runWorkers(
     q,
     1,
@@ -120,7 +114,7 @@ Deno.test("runWorkers() stops taking items on abort, lets the reconcile in fligh
     clock: new FakeClock(),
   });
   const stop = new AbortController();
-  const release = deferred();
+  const release = Promise.withResolvers<void>();
   const seen: string[] = [];
   let finished = false;
   q.add("a");

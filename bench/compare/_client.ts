@@ -259,12 +259,6 @@ function cpuMs(): number {
   return (user + system) / 1000;
 }
 
-function deferred(): { promise: Promise<void>; resolve: () => void } {
-  let resolve!: () => void;
-  const promise = new Promise<void>((r) => (resolve = r));
-  return { promise, resolve };
-}
-
 /**
  * `--impl idle`: the floor of any client, a Deno process that has loaded
  * kubecache and made a KubeClient, nothing cached; prints its RSS.
@@ -292,8 +286,8 @@ async function main(): Promise<void> {
   const control = arg("--control");
   const pods = Number(arg("--pods"));
   const events = Number(arg("--events"));
-  const synced = deferred();
-  const watched = deferred();
+  const synced = Promise.withResolvers<void>();
+  const watched = Promise.withResolvers<void>();
   let added = 0;
   let updated = 0;
   let firstEventAt = 0;
