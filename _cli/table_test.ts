@@ -13,11 +13,11 @@ import {
   crashed,
   finished,
   makePod,
-  Rng,
   running,
   scheduled,
   terminating,
 } from "../testing/demo_objects.ts";
+import { Rng } from "../testing/rng.ts";
 
 const S = 1000;
 const M = 60 * S;
