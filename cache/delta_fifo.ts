@@ -13,12 +13,8 @@ import {
   type KeyFunc,
   metaNamespaceKeyFunc,
 } from "./keys.ts";
-import {
-  FIFOClosedError,
-  type PopProcessFunc,
-  processOrRequeue,
-  type Queue,
-} from "./fifo.ts";
+import { FIFOClosedError, type PopProcessFunc, type Queue } from "./fifo.ts";
+import { processOrRequeue } from "./requeue.ts";
 import { KeyRing, nextTurn, Serial, Wakeup } from "./_queue.ts";
 
 /**

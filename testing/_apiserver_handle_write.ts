@@ -336,7 +336,12 @@ function parsePatch(contentType: string, text: string): unknown {
       try {
         return JSON.parse(trimmed);
       } catch {
-        // Not JSON after all: read it as YAML, which names the line.
+        // go-yaml reads it as a flow collection and stops at its end (the
+        // recorded answer of a real apiserver).
+        const open = trimmed.includes("[") ? "']'" : "'}'";
+        throw badRequest(
+          `error decoding YAML: error converting YAML to JSON: yaml: line 1: did not find expected ',' or ${open}`,
+        );
       }
     }
     try {
