@@ -9,14 +9,13 @@
 
 import { isBadRequest, isExpired, isInvalid } from "../api/errors.ts";
 import {
+  classify,
   type EmptyState,
+  listRequest,
   type ReflectorInput,
-  relistResourceVersion,
-  watchListResourceVersion,
 } from "./_reflector_state.ts";
 import type { Clock } from "../api/clock.ts";
 import {
-  classify,
   closeWatch,
   type OpenWatch,
   openWatch,
@@ -182,17 +181,6 @@ export async function listPages<T extends KubeObject>(
   return { items, resourceVersion: listRV, paginated };
 }
 
-/** What the list side remembers about the server between cycles. */
-export interface ServerFacts {
-  /**
-   * The first list at RV "0" came back paged: the watch cache is off, so
-   * later lists keep paging (client-go `paginatedResult`).
-   */
-  paginatedResult: boolean;
-  /** The server rejected or ignored a watch-list: use list+watch from now on. */
-  watchListUnsupported: boolean;
-}
-
 /** How one pass over a watch ended, as the watch-list needs it. */
 export interface InitialEventsOutcome {
   end: "clean" | "broken" | "stalled" | "error" | "initialEnd";
@@ -207,7 +195,6 @@ export interface ListContext<T extends KubeObject> {
   clock: Clock;
   pageSize: number;
   useWatchList: boolean;
-  facts: ServerFacts;
   /** A list or watch-list was stored (counted as a sync). */
   onListed(): void;
   /** A watch-list's watch was opened (counted as a watch). */
@@ -232,36 +219,41 @@ export interface ListActionResult<T> {
   watch?: OpenWatch<T>;
 }
 
-/** The action of an `Empty` state: a list (or watch-list) into the store. */
+/**
+ * The action of an `Empty` state: the list (or watch-list) the state asks
+ * for ({@link listRequest}), into the store. What it learns of the server
+ * goes back in the input, for the state to keep.
+ */
 export async function listAction<T extends KubeObject>(
   ctx: ListContext<T>,
   s: EmptyState,
   signal: AbortSignal,
 ): Promise<ListActionResult<T>> {
-  const facts = ctx.facts;
-  if (ctx.useWatchList && !facts.watchListUnsupported && !s.listOnly) {
-    return await watchList(ctx, s, signal);
-  }
-  const rv = relistResourceVersion(s);
+  const request = listRequest(s, ctx.useWatchList);
+  if (request.watchList) return await watchList(ctx, request.rv, signal);
   let result: ListResult<T>;
   try {
-    result = await listPages(ctx.lw, rv, {
+    result = await listPages(ctx.lw, request.rv, {
       pageSize: ctx.pageSize,
-      keepPaging: facts.paginatedResult,
+      keepPaging: request.keepPaging,
     }, signal);
   } catch (error) {
     return { input: { type: "listFailed", kind: classify(error), error } };
   }
-  // On abort the driver stops before taking any transition.
-  if (signal.aborted) return { input: { type: "slept" } };
-  if (rv === "0" && result.paginated) facts.paginatedResult = true;
+  if (signal.aborted) return { input: { type: "aborted" } };
   try {
     replaceKeyable(ctx, result.items, result.resourceVersion);
   } catch (error) {
     return { input: { type: "listFailed", kind: "status", error } };
   }
   ctx.onListed();
-  return { input: { type: "listed", rv: result.resourceVersion } };
+  return {
+    input: {
+      type: "listed",
+      rv: result.resourceVersion,
+      paged: result.paginated,
+    },
+  };
 }
 
 /** KeyErrors reported one by one per list; the rest are counted in one more. */
@@ -322,14 +314,14 @@ function replaceKeyable<T extends KubeObject>(
  */
 async function watchList<T extends KubeObject>(
   ctx: ListContext<T>,
-  s: EmptyState,
+  rv: string,
   signal: AbortSignal,
 ): Promise<ListActionResult<T>> {
   const scratch = new ScratchStore<T>();
   let w: OpenWatch<T>;
   try {
     w = await openWatch(ctx.lw, ctx.clock, {
-      resourceVersion: watchListResourceVersion(s),
+      resourceVersion: rv,
       resourceVersionMatch: "NotOlderThan",
       sendInitialEvents: true,
     }, signal);
@@ -337,8 +329,7 @@ async function watchList<T extends KubeObject>(
   } catch (error) {
     if (isInvalid(error) || isBadRequest(error)) {
       // A server before watch-list (1.24 answers 422): never ask again.
-      ctx.facts.watchListUnsupported = true;
-      return { input: { type: "fallBackToList" } };
+      return { input: { type: "fallBackToList", unsupported: true } };
     }
     const kind = classify(error);
     if (kind === "status") {
@@ -348,7 +339,7 @@ async function watchList<T extends KubeObject>(
   }
   const target = { rv: "", holdRV: false };
   const out = await ctx.consumeInitialEvents(w, scratch, signal, target);
-  if (signal.aborted) return { input: { type: "slept" }, watch: w };
+  if (signal.aborted) return { input: { type: "aborted" }, watch: w };
   if (out.end === "initialEnd") {
     try {
       replaceKeyable(ctx, scratch.list(), target.rv);
@@ -376,8 +367,6 @@ async function watchList<T extends KubeObject>(
   // ending: the server ignores sendInitialEvents, so use list+watch from
   // now on. An empty stream closed early may just be a dropped
   // connection: fall back for this cycle only.
-  if (out.end === "stalled" || out.events > 0) {
-    ctx.facts.watchListUnsupported = true;
-  }
-  return { input: { type: "fallBackToList" } };
+  const unsupported = out.end === "stalled" || out.events > 0;
+  return { input: { type: "fallBackToList", unsupported } };
 }

@@ -3,23 +3,33 @@
  * kube-rs `watcher.rs` (a private `State` and one `step` function), with
  * client-go `reflector.go`'s rules (`relistResourceVersion`,
  * `isLastSyncResourceVersionUnavailable`, `isWatchErrorRetriable`, the very
- * short watch). `reflector.ts` performs the action each state asks for (a
- * list, a watch, a sleep), classifies what happened into a
- * {@link ReflectorInput} and asks {@link step} for the next state. Every rule
- * about where a failure sends the cycle, and which resourceVersion it resumes
- * from, lives here and nowhere else.
+ * short watch, `paginatedResult`, the watch-list fallback).
+ * `reflector.ts` performs the action each state asks for (a list, a watch,
+ * a sleep), tells what happened as a {@link ReflectorInput} (a failure
+ * sorted by {@link classify}) and asks {@link step} for the next state.
+ * Every rule about where a failure sends the cycle, which resourceVersion
+ * it resumes from, how the next list is asked for ({@link listRequest}) and
+ * when an outage is over lives here and nowhere else. The state carries
+ * what the cycle learnt about the server ({@link ServerFacts}), so it is
+ * the one input of every list and watch decision.
  *
  * Internal module: not exported from `mod.ts`.
  *
  * @module
  */
 
+import {
+  isExpired,
+  isTooLargeResourceVersion,
+  isTooManyRequests,
+  StatusError,
+} from "../api/errors.ts";
+
 /** A watch that ends with no event sooner than this is a "very short watch". */
 export const VERY_SHORT_WATCH_MS = 1_000;
 
 /**
- * How a failed request or stream is classified (by `reflector.ts`, which
- * knows StatusError):
+ * How a failed request or stream is classified ({@link classify}):
  * - `expired`: 410 Expired/Gone, or 504 "too large resource version": the
  *   server answered; the RV asked for is not available there.
  * - `throttled`: 429; wait at least its Retry-After, then retry the same call.
@@ -28,7 +38,33 @@ export const VERY_SHORT_WATCH_MS = 1_000;
  */
 export type FailureKind = "expired" | "throttled" | "network" | "status";
 
-/** A state the Reflector's cycle can be in. `rv` is always the last synced RV (the resume RV). */
+/**
+ * Classify a failure (client-go `isExpiredError`,
+ * `isTooLargeResourceVersionError`, `isWatchErrorRetriable`: no Status at
+ * all means no answer).
+ */
+export function classify(err: unknown): FailureKind {
+  if (isExpired(err) || isTooLargeResourceVersion(err)) return "expired";
+  if (isTooManyRequests(err)) return "throttled";
+  if (!(err instanceof StatusError)) return "network";
+  return "status";
+}
+
+/** What the cycle has learnt about the server; kept across relists. */
+export interface ServerFacts {
+  /**
+   * The first list at RV "0" came back paged: the watch cache is off, so
+   * later lists keep paging (client-go `paginatedResult`).
+   */
+  readonly paginatedResult: boolean;
+  /** The server rejected or ignored a watch-list: use list+watch from now on. */
+  readonly watchListUnsupported: boolean;
+}
+
+/**
+ * A state the Reflector's cycle can be in. `rv` is always the last synced
+ * RV (the resume RV); `server` what the cycle knows of the server.
+ */
 export type ReflectorState =
   /**
    * A list is due, and in flight while the Reflector is in this state (all
@@ -47,6 +83,7 @@ export type ReflectorState =
   | {
     type: "Empty";
     rv: string;
+    server: ServerFacts;
     quorum: boolean;
     listOnly: boolean;
     keepBackoff: boolean;
@@ -62,7 +99,7 @@ export type ReflectorState =
    * no answer: `Backoff`, then `InitListed` again. Other answers: `Backoff`,
    * then `Empty`.
    */
-  | { type: "InitListed"; rv: string; fromList: boolean }
+  | { type: "InitListed"; rv: string; server: ServerFacts; fromList: boolean }
   /**
    * A watch is open from `rv`. The one mutation outside {@link step}: the
    * driver moves `rv` in place per event (no allocation on the hot path),
@@ -73,6 +110,7 @@ export type ReflectorState =
   | {
     type: "Watching";
     rv: string;
+    server: ServerFacts;
     fromList: boolean;
     holdRV: boolean;
   }
@@ -83,6 +121,7 @@ export type ReflectorState =
   | {
     type: "Backoff";
     rv: string;
+    server: ServerFacts;
     error: unknown;
     kind: FailureKind;
     then: EmptyState | InitListedState;
@@ -95,8 +134,11 @@ export type InitListedState = Extract<ReflectorState, { type: "InitListed" }>;
 
 /** What happened in the current state, as the driver observed it. */
 export type ReflectorInput =
-  /** The list (or watch-list) succeeded at `rv`; `watching`: a watch-list's stream stays open. */
-  | { type: "listed"; rv: string; watching?: boolean }
+  /**
+   * The list (or watch-list) succeeded at `rv`; `watching`: a watch-list's
+   * stream stays open; `paged`: the server answered in pages.
+   */
+  | { type: "listed"; rv: string; watching?: boolean; paged?: boolean }
   /** The list (or watch-list) failed; `watchList`: it was a watch-list. */
   | {
     type: "listFailed";
@@ -104,10 +146,19 @@ export type ReflectorInput =
     error: unknown;
     watchList?: boolean;
   }
-  /** A watch-list cannot be used this cycle; `error` is reported when set. */
-  | { type: "fallBackToList"; error?: unknown }
+  /**
+   * A watch-list cannot be used this cycle; `error` is reported when set;
+   * `unsupported`: the server rejected or ignored it, so never again.
+   */
+  | { type: "fallBackToList"; error?: unknown; unsupported?: boolean }
   /** The watch request was answered with a stream. */
   | { type: "watchOpened" }
+  /**
+   * A watch proved the server healthy (its first event, or a second
+   * without failing): an outage in progress is over. Any state takes it
+   * and stays as it is.
+   */
+  | { type: "watchHealthy" }
   /** The watch request failed. */
   | { type: "watchOpenFailed"; kind: FailureKind; error: unknown }
   /**
@@ -127,7 +178,17 @@ export type ReflectorInput =
   /** The store's resync failed: the cycle restarts with a relist. */
   | { type: "cycleFailed"; error: unknown }
   /** The backoff delay has passed. */
-  | { type: "slept" };
+  | { type: "slept" }
+  /**
+   * The run's signal cut the action short: the cycle stops where it is
+   * (the state is kept, so a later run resumes from its RV).
+   */
+  | { type: "aborted" }
+  /**
+   * `listAndWatch` starts a cycle: a relist at the last synced RV, unless
+   * a list is due already (its quorum rule kept).
+   */
+  | { type: "restart" };
 
 /** The result of {@link step}. */
 export interface Transition {
@@ -137,17 +198,22 @@ export interface Transition {
   report?: unknown;
   /** The server answered: start the backoff over. */
   resetBackoff?: boolean;
+  /**
+   * An outage, if one is in progress, is over: `"list"` after a list,
+   * `"watch"` when a watch proved the server healthy.
+   */
+  recovered?: "list" | "watch";
 }
+
+/** What a Reflector knows of a server it has not talked to yet. */
+export const UNKNOWN_SERVER: ServerFacts = {
+  paginatedResult: false,
+  watchListUnsupported: false,
+};
 
 /** The state a Reflector starts in. */
 export function initialState(): ReflectorState {
-  return {
-    type: "Empty",
-    rv: "",
-    quorum: false,
-    listOnly: false,
-    keepBackoff: false,
-  };
+  return relist({ rv: "", server: UNKNOWN_SERVER });
 }
 
 /**
@@ -166,6 +232,29 @@ export function watchListResourceVersion(s: EmptyState): string {
   return s.quorum ? "" : s.rv;
 }
 
+/** How the list of an `Empty` state is asked for. */
+export type ListRequest =
+  /** A watch-list (`sendInitialEvents`) from `rv`, `NotOlderThan`. */
+  | { watchList: true; rv: string }
+  /** A list at `rv`; `keepPaging`: follow `continue` even at RV "0". */
+  | { watchList: false; rv: string; keepPaging: boolean };
+
+/**
+ * The list an `Empty` state asks for: a watch-list when the Reflector
+ * wants one and neither this cycle nor the server ruled it out, else a
+ * list (client-go `ListAndWatchWithContext`'s choice).
+ */
+export function listRequest(s: EmptyState, useWatchList: boolean): ListRequest {
+  if (useWatchList && !s.server.watchListUnsupported && !s.listOnly) {
+    return { watchList: true, rv: watchListResourceVersion(s) };
+  }
+  return {
+    watchList: false,
+    rv: relistResourceVersion(s),
+    keepPaging: s.server.paginatedResult,
+  };
+}
+
 /** Whether the watch about to open should hold its RV on initial ADDEDs. */
 function startsFromScratch(rv: string): boolean {
   return rv === "" || rv === "0";
@@ -176,8 +265,17 @@ function startsFromScratch(rv: string): boolean {
  * input a state cannot receive throws a `TypeError` (a driver bug).
  */
 export function step(state: ReflectorState, input: ReflectorInput): Transition {
-  if (input.type === "cycleFailed") {
-    return backoff(state.rv, input.error, "status", relist(state.rv));
+  switch (input.type) {
+    case "cycleFailed":
+      return backoff(state, input.error, "status", relist(state));
+    case "aborted":
+      return { state };
+    case "watchHealthy":
+      // The same state object: in `Watching` the driver moves its `rv` per
+      // event. (A watch-list's events arrive while the list is due.)
+      return { state, recovered: "watch" };
+    case "restart":
+      return { state: state.type === "Empty" ? state : relist(state) };
   }
   switch (state.type) {
     case "Empty":
@@ -197,7 +295,13 @@ export function step(state: ReflectorState, input: ReflectorInput): Transition {
 
 function fromEmpty(s: EmptyState, input: ReflectorInput): Transition {
   switch (input.type) {
-    case "listed":
+    case "listed": {
+      // A first list at RV "0" answered in pages: the watch cache is off,
+      // so every later list pages too (client-go `paginatedResult`).
+      const server: ServerFacts = input.paged && !input.watching &&
+          !s.server.paginatedResult && relistResourceVersion(s) === "0"
+        ? { ...s.server, paginatedResult: true }
+        : s.server;
       // After a watch refused (410) the RV a list had just handed out, this
       // relist answered that same RV again (a paged list at an RV is an
       // exact read, still served after the watch cache restarted): the
@@ -205,15 +309,27 @@ function fromEmpty(s: EmptyState, input: ReflectorInput): Transition {
       if (
         s.keepBackoff && !s.quorum && !input.watching && input.rv === s.rv
       ) {
-        return { state: { ...s, quorum: true }, resetBackoff: false };
+        return {
+          state: { ...s, server, quorum: true },
+          resetBackoff: false,
+          recovered: "list",
+        };
       }
       // A successful list is the server answering: start the backoff over.
       return {
         state: input.watching
-          ? { type: "Watching", rv: input.rv, fromList: true, holdRV: false }
-          : { type: "InitListed", rv: input.rv, fromList: true },
+          ? {
+            type: "Watching",
+            rv: input.rv,
+            server,
+            fromList: true,
+            holdRV: false,
+          }
+          : { type: "InitListed", rv: input.rv, server, fromList: true },
         resetBackoff: !s.keepBackoff,
+        recovered: "list",
       };
+    }
     case "listFailed": {
       const report = input.watchList ? input.error : undefined;
       if (input.kind === "expired") {
@@ -221,12 +337,16 @@ function fromEmpty(s: EmptyState, input: ReflectorInput): Transition {
         // was a quorum read already, back off before the next one.
         const next: EmptyState = { ...s, quorum: true };
         if (!s.quorum) return { state: next, report, resetBackoff: true };
-        return backoff(s.rv, input.error, input.kind, next);
+        return backoff(s, input.error, input.kind, next);
       }
-      return backoff(s.rv, input.error, input.kind, { ...s });
+      return backoff(s, input.error, input.kind, { ...s });
     }
-    case "fallBackToList":
-      return { state: { ...s, listOnly: true }, report: input.error };
+    case "fallBackToList": {
+      const server: ServerFacts = input.unsupported
+        ? { ...s.server, watchListUnsupported: true }
+        : s.server;
+      return { state: { ...s, server, listOnly: true }, report: input.error };
+    }
   }
   throw new TypeError(`Reflector state Empty cannot take input ${input.type}`);
 }
@@ -241,6 +361,7 @@ function fromInitListed(
         state: {
           type: "Watching",
           rv: s.rv,
+          server: s.server,
           fromList: s.fromList,
           holdRV: startsFromScratch(s.rv),
         },
@@ -248,16 +369,16 @@ function fromInitListed(
     case "watchOpenFailed":
       switch (input.kind) {
         case "expired":
-          return expired(s.rv, s.fromList, input.error, input.kind);
+          return expired(s, s.fromList, input.error, input.kind);
         case "throttled":
         case "network":
           // client-go isWatchErrorRetriable: retry the watch, not the list.
-          return backoff(s.rv, input.error, input.kind, {
+          return backoff(s, input.error, input.kind, {
             ...s,
             fromList: false,
           });
         case "status":
-          return backoff(s.rv, input.error, input.kind, relist(s.rv));
+          return backoff(s, input.error, input.kind, relist(s));
       }
   }
   throw new TypeError(
@@ -278,6 +399,7 @@ function fromWatching(
   const resume: InitListedState = {
     type: "InitListed",
     rv: s.rv,
+    server: s.server,
     fromList: false,
   };
   const veryShort = input.events === 0 &&
@@ -289,12 +411,12 @@ function fromWatching(
     case "error": {
       const kind = input.kind ?? "status";
       if (kind === "expired") {
-        return expired(s.rv, fromList, input.error, kind);
+        return expired(s, fromList, input.error, kind);
       }
       if (kind === "throttled") {
-        return backoff(s.rv, input.error, kind, resume);
+        return backoff(s, input.error, kind, resume);
       }
-      return backoff(s.rv, input.error, kind, relist(s.rv));
+      return backoff(s, input.error, kind, relist(s));
     }
     case "broken":
       // A stream that cannot be decoded (garbage, a line over the size or
@@ -302,24 +424,24 @@ function fromWatching(
       // would loop as fast as the server answers; a relist would not cure
       // the stream, only cost a list each time.
       if (undecodable(input.error)) {
-        return backoff(s.rv, input.error, "status", resume);
+        return backoff(s, input.error, "status", resume);
       }
       // A connection that keeps dying before any event is a very short
       // watch: back off, then relist. One cut after events (or after a quiet
       // while) resumes at once at the last RV.
       if (veryShort) {
-        return backoff(s.rv, input.error, "network", relist(s.rv));
+        return backoff(s, input.error, "network", relist(s));
       }
       return { state: resume, report: input.error };
     case "clean":
       if (veryShort) {
         return backoff(
-          s.rv,
+          s,
           new Error(
             `very short watch: the watch lasted ${input.lastedMs} ms and delivered no event`,
           ),
           "status",
-          relist(s.rv),
+          relist(s),
         );
       }
       // The server's timeout, or closed after events: reopen at once.
@@ -337,15 +459,15 @@ function fromWatching(
  * backoff through that relist's success.
  */
 function expired(
-  rv: string,
+  s: { rv: string; server: ServerFacts },
   fromList: boolean,
   error: unknown,
   kind: FailureKind,
 ): Transition {
   if (fromList) {
-    return backoff(rv, error, kind, { ...relist(rv), keepBackoff: true });
+    return backoff(s, error, kind, { ...relist(s), keepBackoff: true });
   }
-  return { state: relist(rv), report: error, resetBackoff: true };
+  return { state: relist(s), report: error, resetBackoff: true };
 }
 
 /**
@@ -359,10 +481,12 @@ function undecodable(err: unknown): boolean {
     (err as { kind?: unknown }).kind !== "UnexpectedEnd";
 }
 
-function relist(rv: string): EmptyState {
+/** A list due at the last synced RV, with what is known of the server. */
+function relist(s: { rv: string; server: ServerFacts }): EmptyState {
   return {
     type: "Empty",
-    rv,
+    rv: s.rv,
+    server: s.server,
     quorum: false,
     listOnly: false,
     keepBackoff: false,
@@ -370,13 +494,13 @@ function relist(rv: string): EmptyState {
 }
 
 function backoff(
-  rv: string,
+  s: { rv: string; server: ServerFacts },
   error: unknown,
   kind: FailureKind,
   then: EmptyState | InitListedState,
 ): Transition {
   return {
-    state: { type: "Backoff", rv, error, kind, then },
+    state: { type: "Backoff", rv: s.rv, server: s.server, error, kind, then },
     report: error,
   };
 }

@@ -1,18 +1,24 @@
 // The Reflector's transition function, tested directly: no server, no clock.
 
 import assert from "node:assert/strict";
+import { StatusError } from "../api/errors.ts";
 import {
+  classify,
   type EmptyState,
   type FailureKind,
   initialState,
   type InitListedState,
+  listRequest,
   type ReflectorInput,
   type ReflectorState,
   relistResourceVersion,
   step,
   type Transition,
+  UNKNOWN_SERVER,
   watchListResourceVersion,
 } from "./_reflector_state.ts";
+
+const server = UNKNOWN_SERVER;
 
 const err = new Error("x");
 const empty = (
@@ -22,6 +28,7 @@ const empty = (
 ): EmptyState => ({
   type: "Empty",
   rv,
+  server,
   quorum,
   listOnly: false,
   keepBackoff,
@@ -29,20 +36,21 @@ const empty = (
 const listed = (rv: string, fromList = false): InitListedState => ({
   type: "InitListed",
   rv,
+  server,
   fromList,
 });
 const watching = (
   rv: string,
   fromList = false,
   holdRV = false,
-): ReflectorState => ({ type: "Watching", rv, fromList, holdRV });
+): ReflectorState => ({ type: "Watching", rv, server, fromList, holdRV });
 const backoff = (
   rv: string,
   kind: FailureKind,
   then: EmptyState | InitListedState,
   error: unknown = err,
 ): Transition => ({
-  state: { type: "Backoff", rv, error, kind, then },
+  state: { type: "Backoff", rv, server, error, kind, then },
   report: error,
 });
 const ended = (
@@ -75,12 +83,16 @@ Deno.test("step() from Empty: a list leads to InitListed and resets the backoff;
     () => {
       assert.deepEqual(
         step(empty("101", false, true), { type: "listed", rv: "101" }),
-        { state: empty("101", true, true), resetBackoff: false },
+        {
+          state: empty("101", true, true),
+          resetBackoff: false,
+          recovered: "list",
+        },
       );
       // One that moved on is a normal list (backoff kept).
       assert.deepEqual(
         step(empty("101", false, true), { type: "listed", rv: "105" }),
-        { state: listed("105", true), resetBackoff: false },
+        { state: listed("105", true), resetBackoff: false, recovered: "list" },
       );
     },
   );
@@ -88,18 +100,19 @@ Deno.test("step() from Empty: a list leads to InitListed and resets the backoff;
     assert.deepEqual(step(empty(""), { type: "listed", rv: "101" }), {
       state: listed("101", true),
       resetBackoff: true,
+      recovered: "list",
     });
   });
   await t.step("listed after a guarded 410 keeps the backoff", () => {
     assert.deepEqual(
       step(empty("101", false, true), { type: "listed", rv: "102" }),
-      { state: listed("102", true), resetBackoff: false },
+      { state: listed("102", true), resetBackoff: false, recovered: "list" },
     );
   });
   await t.step("a watch-list keeps its stream: Watching", () => {
     assert.deepEqual(
       step(empty("", true), { type: "listed", rv: "7", watching: true }),
-      { state: watching("7", true), resetBackoff: true },
+      { state: watching("7", true), resetBackoff: true, recovered: "list" },
     );
   });
   await t.step("410 / too large: quorum at once, unreported for a list", () => {
@@ -152,12 +165,10 @@ Deno.test("step() from InitListed: open → Watching; 410 → relist at the last
   });
   await t.step('opened at "" or "0" holds the RV on initial ADDEDs', () => {
     for (const rv of ["", "0"]) {
-      assert.deepEqual(step(listed(rv), { type: "watchOpened" }).state, {
-        type: "Watching",
-        rv,
-        fromList: false,
-        holdRV: true,
-      });
+      assert.deepEqual(
+        step(listed(rv), { type: "watchOpened" }).state,
+        watching(rv, false, true),
+      );
     }
   });
   await t.step("410 after a resume: relist at the last RV at once", () => {
@@ -321,4 +332,96 @@ Deno.test("step() rejects an input its state cannot take", () => {
   );
   assert.throws(() => step(watching("1"), { type: "slept" }), TypeError);
   assert.throws(() => step(listed("1"), { type: "slept" }), TypeError);
+});
+
+Deno.test("step() keeps what it learns of the server in the state, and listRequest() asks by it", async (t) => {
+  await t.step(
+    "a paged answer to the first list at RV 0: every list pages",
+    () => {
+      const first = step(empty(""), { type: "listed", rv: "5", paged: true });
+      assert.deepEqual(first.state.server, {
+        paginatedResult: true,
+        watchListUnsupported: false,
+      });
+      // Kept through a failure and its relist.
+      let t = step(first.state, { type: "watchOpened" });
+      t = step(t.state, ended("error", 0, 5_000, "status"));
+      t = step(t.state, { type: "slept" });
+      assert.equal(t.state.type, "Empty");
+      assert.deepEqual(listRequest(t.state as EmptyState, false), {
+        watchList: false,
+        rv: "5",
+        keepPaging: true,
+      });
+    },
+  );
+  await t.step(
+    "a paged answer at another RV learns nothing (client-go)",
+    () => {
+      const t = step(empty("9"), { type: "listed", rv: "12", paged: true });
+      assert.equal(t.state.server.paginatedResult, false);
+    },
+  );
+  await t.step(
+    "a server that rejects a watch-list is never asked again",
+    () => {
+      const once = step(empty("5"), { type: "fallBackToList", error: err });
+      assert.deepEqual(listRequest(once.state as EmptyState, true), {
+        watchList: false,
+        rv: "5",
+        keepPaging: false,
+      });
+      // A fallback for this cycle only: the next cycle tries again.
+      assert.deepEqual(listRequest(empty("5"), true), {
+        watchList: true,
+        rv: "5",
+      });
+      const never = step(empty("5"), {
+        type: "fallBackToList",
+        unsupported: true,
+      });
+      assert.equal(never.state.server.watchListUnsupported, true);
+      let t = step(never.state, { type: "listed", rv: "6" });
+      t = step(t.state, { type: "watchOpened" });
+      t = step(t.state, ended("error", 0, 5_000, "status"));
+      t = step(t.state, { type: "slept" });
+      assert.deepEqual(listRequest(t.state as EmptyState, true), {
+        watchList: false,
+        rv: "6",
+        keepPaging: false,
+      });
+    },
+  );
+});
+
+Deno.test("step(): aborted keeps the state; restart relists unless a list is due; watchHealthy ends an outage", () => {
+  for (const s of [empty("3", true), listed("3"), watching("3")]) {
+    assert.equal(step(s, { type: "aborted" }).state, s);
+    assert.deepEqual(step(s, { type: "watchHealthy" }), {
+      state: s,
+      recovered: "watch",
+    });
+  }
+  const b = backoff("3", "network", listed("3")).state;
+  assert.equal(step(b, { type: "aborted" }).state, b);
+  // A list due keeps its quorum rule; any other state relists at its RV.
+  const due = empty("3", true);
+  assert.equal(step(due, { type: "restart" }).state, due);
+  assert.deepEqual(step(watching("7"), { type: "restart" }).state, empty("7"));
+  assert.deepEqual(step(b, { type: "restart" }).state, empty("3"));
+});
+
+Deno.test("classify() sorts failures into the kinds the transitions know", () => {
+  const status = (code: number, reason: string, message = "") =>
+    StatusError.fromStatus({ code, reason, message });
+  assert.equal(classify(status(410, "Expired")), "expired");
+  assert.equal(
+    classify(
+      status(504, "Timeout", "Too large resource version: 9, current: 5"),
+    ),
+    "expired",
+  );
+  assert.equal(classify(status(429, "TooManyRequests")), "throttled");
+  assert.equal(classify(status(500, "InternalError")), "status");
+  assert.equal(classify(new TypeError("connection refused")), "network");
 });

@@ -1,20 +1,18 @@
 /**
- * The Reflector's watch plumbing that needs no Reflector state: opening a
- * watch, the liveness watchdog, racing `next()` against an abort, the
- * watch-list's scratch store, and the classification of failures for the
- * state machine (the list side is in `_reflector_list.ts`).
- * Internal module; `reflector.ts` uses it.
+ * The watch side of the Reflector: opening a watch, consuming it (applying
+ * each event to the store and moving the resume RV of the `Watching` state
+ * or of a watch-list's scratch target, as client-go `handleAnyWatch`), the
+ * liveness watchdog, racing `next()` against an abort, the watch-list's
+ * scratch store and the resync timer. It takes no decision of the cycle:
+ * how a watch ended goes back to `reflector.ts` as a `WatchOutcome`, for
+ * the state machine (`_reflector_state.ts`). The list side is in
+ * `_reflector_list.ts`. Internal module; `reflector.ts` uses it.
  *
  * @module
  */
 
-import {
-  isExpired,
-  isTooLargeResourceVersion,
-  isTooManyRequests,
-  StatusError,
-} from "../api/errors.ts";
-import { type FailureKind, VERY_SHORT_WATCH_MS } from "./_reflector_state.ts";
+import { StatusError } from "../api/errors.ts";
+import { VERY_SHORT_WATCH_MS } from "./_reflector_state.ts";
 import type { StatusReporter } from "./reflector_status.ts";
 import type { ExpectedType } from "../api/listwatch.ts";
 import type { ReflectorStore } from "./store.ts";
@@ -176,7 +174,16 @@ export interface WatchHost {
   readonly name: string;
   readonly clock: Clock;
   readonly expected: ExpectedType | undefined;
+  /** Counts and tells the objects skipped for an unexpected apiVersion/kind. */
   readonly status: StatusReporter;
+  /** Whether an outage is in progress (failures not yet followed by a success). */
+  readonly failing: boolean;
+  /**
+   * During an outage, the watch proved the server healthy (its first
+   * event, or with `confirmRecovery` a second without failing): told at
+   * most once per pass, so the Reflector's state machine ends the outage.
+   */
+  healthy(): void;
   /** Events arrived at `at` (epoch ms): the Reflector's `health().lastEventAt`. */
   eventsArrived(at: number): void;
   /** A store call threw: client-go logs it and keeps watching. */
@@ -189,7 +196,10 @@ export interface ConsumeOptions {
   silenceLimitMs: number;
   /** Watch-list: end the pass at the end-of-initial-events bookmark. */
   stopAtInitialEnd?: boolean;
-  /** After an outage: a watch that stays up for a second counts as recovered. */
+  /**
+   * During an outage, a watch that stays up for a second without an event
+   * proves the server healthy too.
+   */
   confirmRecovery?: boolean;
 }
 
@@ -201,6 +211,8 @@ interface ConsumeContext<T extends KubeObject> {
   stopAtInitialEnd: boolean;
   /** Events applied so far (an ERROR event not counted). */
   events: number;
+  /** {@link WatchHost.healthy} is still to be told. */
+  unconfirmed: boolean;
 }
 
 /**
@@ -221,20 +233,21 @@ export async function consumeWatch<T extends KubeObject>(
   const stop = AbortSignal.any([signal, w.controller.signal]);
   w.lastActivity = clock.now();
   const dog = watchdog(w, opts.silenceLimitMs, clock, done.signal, host.name);
-  const confirm = opts.confirmRecovery
-    ? confirmRecovery(host, done.signal)
-    : undefined;
   const c: ConsumeContext<T> = {
     host,
     store,
     target,
     stopAtInitialEnd: opts.stopAtInitialEnd === true,
     events: 0,
+    unconfirmed: host.failing,
   };
+  const confirm = c.unconfirmed && opts.confirmRecovery
+    ? confirmRecovery(c, done.signal)
+    : undefined;
   const it = w.iterator;
   // A decoder that hands over a whole chunk costs one promise per chunk
   // instead of one per event; its events are applied synchronously with
-  // the same per-event rules (step).
+  // the same per-event rules (handleEvent).
   using batches = hasNextBatch(it)
     ? new AbortableNext({ next: () => it.nextBatch() }, stop)
     : undefined;
@@ -258,7 +271,7 @@ export async function consumeWatch<T extends KubeObject>(
         if (r.done) return { end: "clean", events: c.events };
         if (single !== undefined) {
           arrived(host, w);
-          const out = step(r.value as WatchEvent<T>, c);
+          const out = handleEvent(r.value as WatchEvent<T>, c);
           if (out !== undefined) return out;
           continue;
         }
@@ -272,7 +285,7 @@ export async function consumeWatch<T extends KubeObject>(
           w.rest = evs.slice(i);
           return { end: w.stalled ? "stalled" : "clean", events: c.events };
         }
-        const out = step(evs[i], c);
+        const out = handleEvent(evs[i], c);
         if (out !== undefined) {
           // The watch-list's watch goes on: its next pass starts here.
           if (out.end === "initialEnd" && i + 1 < evs.length) {
@@ -302,7 +315,7 @@ function arrived<T>(host: WatchHost, w: OpenWatch<T>): void {
  * that ends the pass, or undefined to go on. Per-event work stays field
  * writes: no closure, no promise.
  */
-function step<T extends KubeObject>(
+function handleEvent<T extends KubeObject>(
   ev: WatchEvent<T>,
   c: ConsumeContext<T>,
 ): WatchOutcome | undefined {
@@ -314,15 +327,18 @@ function step<T extends KubeObject>(
     };
   }
   c.events++;
-  const status = c.host.status;
-  if (status.failing) status.recovered(false);
+  if (c.unconfirmed) confirmed(c);
   const obj = ev.object;
   const expected = c.host.expected;
   if (
     expected !== undefined && ev.type !== "BOOKMARK" &&
     !isExpectedType(obj, expected)
   ) {
-    status.skip(obj, ev.type, `${expected.apiVersion} ${expected.kind}`);
+    c.host.status.skip(
+      obj,
+      ev.type,
+      `${expected.apiVersion} ${expected.kind}`,
+    );
     return undefined;
   }
   if (status.streak !== 0 && ev.type !== "BOOKMARK") status.applied();
@@ -371,16 +387,22 @@ function apply<T extends KubeObject>(
   }
 }
 
-async function confirmRecovery(
-  host: WatchHost,
+/** A watch that stays up for a second without failing proves the server healthy. */
+async function confirmRecovery<T extends KubeObject>(
+  c: ConsumeContext<T>,
   done: AbortSignal,
 ): Promise<void> {
   try {
-    await host.clock.sleep(VERY_SHORT_WATCH_MS, done);
+    await c.host.clock.sleep(VERY_SHORT_WATCH_MS, done);
   } catch {
     return;
   }
-  if (host.status.failing) host.status.recovered(false);
+  if (c.unconfirmed) confirmed(c);
+}
+
+function confirmed<T extends KubeObject>(c: ConsumeContext<T>): void {
+  c.unconfirmed = false;
+  c.host.healthy();
 }
 
 /** The scratch store a watch-list fills before `replace` (client-go's temporary `Store`). */
@@ -400,18 +422,6 @@ export class ScratchStore<T extends KubeObject> {
   list(): T[] {
     return [...this.#items.values()];
   }
-}
-
-/**
- * Classify a failure for the state machine (client-go `isExpiredError`,
- * `isTooLargeResourceVersionError`, `isWatchErrorRetriable`: no Status at
- * all means no answer).
- */
-export function classify(err: unknown): FailureKind {
-  if (isExpired(err) || isTooLargeResourceVersion(err)) return "expired";
-  if (isTooManyRequests(err)) return "throttled";
-  if (!(err instanceof StatusError)) return "network";
-  return "status";
 }
 
 /** An object passes unless it names another apiVersion or kind than `expected`. */

@@ -18,6 +18,7 @@ import {
 import { Backoff } from "../api/backoff.ts";
 import { isTooManyRequests, StatusError } from "../api/errors.ts";
 import {
+  classify,
   initialState,
   type ReflectorInput,
   type ReflectorState,
@@ -31,7 +32,6 @@ import {
   StatusReporter,
 } from "./reflector_status.ts";
 import {
-  classify,
   closeWatch,
   consumeWatch,
   type OpenWatch,
@@ -314,7 +314,7 @@ export class Reflector<T extends KubeObject = KubeObject>
   #state: ReflectorState = initialState();
   /** The wait of the current `Backoff` state. */
   #backoffDelay = 0;
-  /** What the list action needs; it keeps the server facts (paged answers, no watch-list). */
+  /** What the list action needs (the server facts are in the state). */
   #list: ListContext<T>;
   /** The resync timer of the current cycle (from a successful list to the next relist). */
   #resync?: ResyncTimer;
@@ -376,7 +376,6 @@ export class Reflector<T extends KubeObject = KubeObject>
       clock: this.#clock,
       pageSize: opts.pageSize ?? 0,
       useWatchList: opts.useWatchList ?? false,
-      facts: { paginatedResult: false, watchListUnsupported: false },
       onListed: () => this.#syncs++,
       onWatchOpened: () => this.#watchesOpened++,
       report: (err) => this.#report(err),
@@ -395,11 +394,16 @@ export class Reflector<T extends KubeObject = KubeObject>
       () =>
         this.#onStatus ?? (this.#defaultLog ? logReflectorStatus : undefined),
     );
+    const status = this.#status;
     this.#host = {
       name: this.name,
       clock: this.#clock,
       expected: opts.expectedType ?? lw.expectedType,
       status: this.#status,
+      get failing() {
+        return status.failing;
+      },
+      healthy: () => this.#enter(step(this.#state, { type: "watchHealthy" })),
       eventsArrived: (at) => {
         this.#lastEventAt = at;
       },
@@ -482,16 +486,7 @@ export class Reflector<T extends KubeObject = KubeObject>
    */
   async listAndWatch(signal: AbortSignal): Promise<void> {
     checkSignal("Reflector.listAndWatch", "signal", signal);
-    const s = this.#state;
-    if (s.type !== "Empty") {
-      this.#state = {
-        type: "Empty",
-        rv: s.rv,
-        quorum: false,
-        listOnly: false,
-        keepBackoff: false,
-      };
-    }
+    this.#state = step(this.#state, { type: "restart" }).state;
     await this.#drive(signal, true);
   }
 
@@ -535,11 +530,13 @@ export class Reflector<T extends KubeObject = KubeObject>
             open = undefined;
             break;
           case "Backoff":
-            await this.#sleep(this.#backoffDelay, signal);
-            input = { type: "slept" };
+            input = await this.#sleep(this.#backoffDelay, signal)
+              ? { type: "slept" }
+              : { type: "aborted" };
             break;
         }
-        if (signal.aborted) return;
+        // Cut short by the run's signal: the cycle stops where it is.
+        if (signal.aborted || input.type === "aborted") return;
         if (cycle?.aborted) {
           open = closeWatch(open);
           input = { type: "cycleFailed", error: cycle.reason };
@@ -560,12 +557,18 @@ export class Reflector<T extends KubeObject = KubeObject>
     }
   }
 
-  /** Take transition `t` out of `prev`: report, reset or draw the backoff, tell the status listener, run the resync timer. */
-  #enter(t: Transition, prev: ReflectorState, input: ReflectorInput): void {
+  /**
+   * Take transition `t` (out of `prev` on `input`): report, reset or draw
+   * the backoff, tell the status reporter (the one place the outage
+   * bookkeeping changes), run the resync timer.
+   */
+  #enter(t: Transition, prev?: ReflectorState, input?: ReflectorInput): void {
     const next = t.state;
+    const changed = next !== this.#state;
     this.#state = next;
     if (t.resetBackoff) this.#backoff.reset();
     if (t.report !== undefined) this.#report(t.report);
+    if (t.recovered) this.#status.recovered(t.recovered === "list");
     if (next.type === "Backoff") {
       this.#backoffDelay = this.#delayAfter(next.error);
       this.#status.failed(
@@ -579,13 +582,12 @@ export class Reflector<T extends KubeObject = KubeObject>
         next.type === "Empty" ? "list" : "watch",
       );
     }
-    if (input.type === "listed") {
-      this.#status.recovered(true);
-      if (prev.type === "Empty") this.#startResync();
+    if (input?.type === "listed" && prev?.type === "Empty") {
+      this.#startResync();
     }
     if (
-      next.type === "Empty" ||
-      (next.type === "Backoff" && next.then.type === "Empty")
+      changed && (next.type === "Empty" ||
+        (next.type === "Backoff" && next.then.type === "Empty"))
     ) {
       void this.#stopResync();
     }
@@ -645,11 +647,13 @@ export class Reflector<T extends KubeObject = KubeObject>
     return Math.max(delay, retryAfter);
   }
 
-  async #sleep(ms: number, signal: AbortSignal): Promise<void> {
+  /** Sleep `ms` on the clock; false when `signal` cut it short. */
+  async #sleep(ms: number, signal: AbortSignal): Promise<boolean> {
     try {
       await this.#clock.sleep(ms, signal);
+      return true;
     } catch {
-      // Aborted: the caller checks the signal.
+      return false;
     }
   }
 

@@ -269,6 +269,19 @@ export function newSharedIndexInformer<T extends KubeObject>(
 }
 
 /**
+ * An informer's one life: `new` until `run`, `running`, then `stopped` for
+ * good (its run signal, `[Symbol.asyncDispose]`, or a fatal error). `run`
+ * is the promise `run()` returned (absent when disposed before it ran);
+ * `fatal` the error that stops it, set as soon as it happens, so
+ * `hasSynced()` turns false before the informer has finished stopping.
+ */
+type Lifecycle = {
+  phase: "new" | "running" | "stopped";
+  run?: Promise<void>;
+  fatal?: { error: unknown };
+};
+
+/**
  * A shared informer with an indexed cache (client-go
  * `SharedIndexInformer`).
  *
@@ -352,11 +365,8 @@ export class SharedIndexInformer<T extends KubeObject>
   #transform: ((obj: T) => T) | undefined;
   #watchErrorHandler: WatchErrorHandler | undefined;
   #controller: Controller<T> | undefined;
-  #running: Promise<void> | undefined;
-  #started = false;
-  #stopped = false;
-  // stopped on a fatal error: hasSynced() is false from then on
-  #failed = false;
+  /** Where the informer is in its one life (new → running → stopped). */
+  #lifecycle: Lifecycle = { phase: "new" };
   #name: string;
   #errorHandler: ErrorHandler;
   #lastError: unknown;
@@ -365,10 +375,9 @@ export class SharedIndexInformer<T extends KubeObject>
   // a resync or an unchanged relist does not report the same failure again
   #indexFailures = new Map<string, string | undefined>();
   // wakes waitForCacheSync when hasSynced may have changed
-  #syncNotifier = new SyncNotifier(() => this.#stopped);
+  #syncNotifier = new SyncNotifier(() => this.#lifecycle.phase === "stopped");
   #syncCheckQueued = false;
   #objectWaiters = new ObjectWaiters<T>();
-  #fatalError: unknown;
   // aborted by [Symbol.asyncDispose]
   #disposer = new AbortController();
 
@@ -432,19 +441,19 @@ export class SharedIndexInformer<T extends KubeObject>
     checkHandler(call, "handler", handler);
     checkOptions(call, "opts", opts);
     checkDuration(call, "opts.resyncPeriod", opts.resyncPeriod);
-    if (this.#stopped) {
+    if (this.#lifecycle.phase === "stopped") {
       throw new Error(
         "Cannot add event handler: the informer has stopped already",
       );
     }
     const listener = this.#processor.newListener(handler, {
       resyncPeriod: opts.resyncPeriod ?? this.#defaultResyncPeriod,
-      started: this.#started,
+      started: this.#started(),
       hasSynced: this.hasSynced,
       syncNotifier: this.#syncNotifier,
     });
     this.#processor.addListener(listener);
-    if (this.#started) {
+    if (this.#started()) {
       // Nothing else runs until we return, so no delta can slip in between
       // this snapshot and the handler joining (client-go's blockDeltas).
       for (const obj of this.#indexer.list()) {
@@ -491,7 +500,7 @@ export class SharedIndexInformer<T extends KubeObject>
    * @throws {Error} when the informer has stopped, or a name exists already
    */
   addIndexers(indexers: Indexers<T>): void {
-    if (this.#stopped) {
+    if (this.#lifecycle.phase === "stopped") {
       throw new Error("Cannot add indexers: the informer has stopped already");
     }
     this.#indexer.addIndexers(indexers);
@@ -503,7 +512,7 @@ export class SharedIndexInformer<T extends KubeObject>
    * @throws {Error} when the informer has started
    */
   setTransform(transform: (obj: T) => T): void {
-    if (this.#started) {
+    if (this.#started()) {
       throw new Error("Cannot set transform: the informer has started already");
     }
     this.#transform = transform;
@@ -516,7 +525,7 @@ export class SharedIndexInformer<T extends KubeObject>
    * @throws {Error} when the informer has started
    */
   setWatchErrorHandler(handler: WatchErrorHandler): void {
-    if (this.#started) {
+    if (this.#started()) {
       throw new Error(
         "Cannot set watch error handler: the informer has started already",
       );
@@ -543,10 +552,12 @@ export class SharedIndexInformer<T extends KubeObject>
     } catch (err) {
       return Promise.reject(err);
     }
-    if (this.#running) return this.#running;
-    if (this.#stopped) return Promise.resolve();
-    this.#running = this.#run(signal);
-    return this.#running;
+    const lc = this.#lifecycle;
+    if (lc.phase !== "new") return lc.run ?? Promise.resolve();
+    const run = Promise.withResolvers<void>();
+    this.#lifecycle = { phase: "running", run: run.promise };
+    this.#run(signal).then(run.resolve, run.reject);
+    return run.promise;
   }
 
   /**
@@ -556,7 +567,8 @@ export class SharedIndexInformer<T extends KubeObject>
    * `informer.HasSynced`: `waitForCacheSync(signal, informer.hasSynced)`.
    */
   readonly hasSynced: () => boolean = this.#syncNotifier.watch(() =>
-    !this.#failed && (this.#controller?.hasSynced() ?? false)
+    this.#lifecycle.fatal === undefined &&
+    (this.#controller?.hasSynced() ?? false)
   );
 
   /** The resourceVersion last seen from the server; `""` before run. */
@@ -630,7 +642,9 @@ export class SharedIndexInformer<T extends KubeObject>
     opts: { signal?: AbortSignal } = {},
   ): Promise<DeepReadonly<T>> {
     const matches = matcher(condition);
-    if (this.#stopped) return Promise.reject(this.#stoppedError());
+    if (this.#lifecycle.phase === "stopped") {
+      return Promise.reject(this.#stoppedError());
+    }
     // The cached object itself, typed as what readers may not write.
     return this.#objectWaiters.wait(matches, () => {
       if (typeof condition !== "function") {
@@ -647,15 +661,21 @@ export class SharedIndexInformer<T extends KubeObject>
   }
 
   #stoppedError(): Error {
+    const fatal = this.#lifecycle.fatal;
     return new Error(
       `Cannot wait for object: informer "${this.#name}" has stopped`,
-      this.#failed ? { cause: this.#fatalError } : undefined,
+      fatal ? { cause: fatal.error } : undefined,
     );
+  }
+
+  /** Whether `run` has started the informer (it may have stopped since). */
+  #started(): boolean {
+    return this.#lifecycle.run !== undefined;
   }
 
   /** Whether the informer has stopped; a stopped informer never restarts. */
   isStopped(): boolean {
-    return this.#stopped;
+    return this.#lifecycle.phase === "stopped";
   }
 
   /**
@@ -680,12 +700,13 @@ export class SharedIndexInformer<T extends KubeObject>
   /** Stop (as if the run signal aborted) and wait until stopped. */
   async [Symbol.asyncDispose](): Promise<void> {
     this.#disposer.abort();
-    if (!this.#running) {
-      this.#stopped = true;
+    const lc = this.#lifecycle;
+    if (lc.phase === "new") {
+      this.#lifecycle = { phase: "stopped" };
       this.#objectWaiters.rejectAll(this.#stoppedError());
     }
     this.#syncNotifier.notify();
-    await this.#running?.catch(() => {});
+    await lc.run?.catch(() => {});
   }
 
   async #run(signal: AbortSignal): Promise<void> {
@@ -711,14 +732,11 @@ export class SharedIndexInformer<T extends KubeObject>
       name: this.#opts.name,
       clock: this.#clock,
     });
-    this.#started = true;
     this.#processor.run();
-    let fatal: { error: unknown } | undefined;
     const fail = (error: unknown) => {
-      if (fatal) return;
-      fatal = { error };
-      this.#fatalError = error;
-      this.#failed = true; // hasSynced() turns false at once
+      if (this.#lifecycle.fatal) return;
+      // hasSynced() turns false at once.
+      this.#lifecycle = { ...this.#lifecycle, fatal: { error } };
       this.#syncNotifier.notify();
       done.abort();
     };
@@ -729,7 +747,8 @@ export class SharedIndexInformer<T extends KubeObject>
     } catch (error) {
       fail(error); // the Reflector failed for good
     } finally {
-      this.#stopped = true; // no new handlers from here on
+      // No new handlers from here on.
+      this.#lifecycle = { ...this.#lifecycle, phase: "stopped" };
       this.#syncNotifier.notify();
       if (this.#objectWaiters.size > 0) {
         this.#objectWaiters.rejectAll(this.#stoppedError());
@@ -738,6 +757,7 @@ export class SharedIndexInformer<T extends KubeObject>
       await this.#stopProcessor();
       await detecting;
     }
+    const fatal = this.#lifecycle.fatal;
     if (fatal) {
       this.#report(fatal.error, { source: "fatal" });
       throw fatal.error;
