@@ -20,6 +20,7 @@ import type {
   InformerErrorContext,
   ResourceEventHandler,
 } from "./event_handler.ts";
+import { Ring } from "../api/ring.ts";
 
 /**
  * A handler as the informer's internals call it, with the cache's objects
@@ -97,59 +98,6 @@ export type ListenerErrorHandler = (
 ) => void;
 
 /**
- * A growable ring buffer: O(1) push and shift (unlike `Array.shift`, which
- * is O(n) on large arrays). Capacity is a power of two and doubles when full
- * (k8s.io/utils `buffer.RingGrowing`).
- */
-export class RingBuffer<T> {
-  #items: (T | undefined)[];
-  #head = 0;
-  #size = 0;
-
-  constructor(initialCapacity = 16) {
-    let cap = 1;
-    while (cap < initialCapacity) cap *= 2;
-    this.#items = new Array(cap);
-  }
-
-  get length(): number {
-    return this.#size;
-  }
-
-  push(item: T): void {
-    if (this.#size === this.#items.length) this.#grow();
-    const mask = this.#items.length - 1;
-    this.#items[(this.#head + this.#size) & mask] = item;
-    this.#size++;
-  }
-
-  shift(): T | undefined {
-    if (this.#size === 0) return undefined;
-    const item = this.#items[this.#head];
-    this.#items[this.#head] = undefined; // let the object be collected
-    this.#head = (this.#head + 1) & (this.#items.length - 1);
-    this.#size--;
-    return item;
-  }
-
-  clear(): void {
-    this.#items = new Array(16);
-    this.#head = 0;
-    this.#size = 0;
-  }
-
-  #grow(): void {
-    const old = this.#items;
-    const next: (T | undefined)[] = new Array(old.length * 2);
-    for (let i = 0; i < this.#size; i++) {
-      next[i] = old[(this.#head + i) & (old.length - 1)];
-    }
-    this.#items = next;
-    this.#head = 0;
-  }
-}
-
-/**
  * Relays notifications to one handler (client-go `processorListener`).
  * `push` only buffers; the listener's own loop awaits each handler call
  * before the next, so calls to one handler never overlap and keep their
@@ -165,7 +113,7 @@ export class ProcessorListener<T> {
   nextResync = 0;
 
   /** Notifications as (kind, a, b) triples; see {@link Kind}. */
-  #buffer = new RingBuffer<unknown>(48);
+  #buffer = new Ring<unknown>(48);
   // Initial-list adds queued but not yet handled (client-go synctrack
   // SingleFileTracker): the registration is synced when this is 0.
   #initialPending = 0;
@@ -212,7 +160,7 @@ export class ProcessorListener<T> {
 
   /** Number of notifications waiting for the handler. */
   pending(): number {
-    return this.#buffer.length / 3;
+    return this.#buffer.size / 3;
   }
 
   /** Queue a notification (its kind and objects); never blocks. Ignored once stopped. */
@@ -282,7 +230,7 @@ export class ProcessorListener<T> {
     this.#scheduled = false;
     if (this.#busy) return;
     const buffer = this.#buffer;
-    while (buffer.length > 0) {
+    while (buffer.size > 0) {
       const kind = buffer.shift() as Kind;
       const a = buffer.shift() as T;
       const b = buffer.shift() as T;

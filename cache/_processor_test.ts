@@ -12,7 +12,6 @@ import {
   ADD_INITIAL,
   determineResyncPeriod,
   processDeltas,
-  RingBuffer,
   SharedProcessor,
   UPDATE,
 } from "./_processor.ts";
@@ -63,17 +62,6 @@ function processor(
     },
   });
 }
-
-Deno.test("RingBuffer shifts in push order across growth", () => {
-  const ring = new RingBuffer<number>(2);
-  const out: number[] = [];
-  for (let i = 0; i < 5; i++) ring.push(i);
-  out.push(ring.shift()!, ring.shift()!);
-  for (let i = 5; i < 40; i++) ring.push(i);
-  while (ring.length > 0) out.push(ring.shift()!);
-  assert.deepEqual(out, Array.from({ length: 40 }, (_, i) => i));
-  assert.equal(ring.shift(), undefined);
-});
 
 Deno.test("ProcessorListener delivers in order, awaiting async handlers one at a time", async () => {
   const p = processor();

@@ -1,67 +1,7 @@
-// Internal building blocks shared by FIFO, DeltaFIFO and Heap: an O(1) key
-// queue, a broadcast wake-up (Go's sync.Cond) and a pop serialiser (the
+// Internal building blocks shared by FIFO, DeltaFIFO and Heap: a broadcast
+// wake-up (Go's sync.Cond) and a pop serialiser (the
 // queue lock client-go holds while `process` runs). The requeue rule of pop
 // is in fifo.ts, beside RequeueError.
-
-/**
- * A FIFO of keys with O(1) amortised push and shift: a ring over a
- * power-of-two array that doubles when full (never `Array.shift`, which is
- * O(n)). A queue that empties and refills (one key per watch event) reuses
- * its slots, allocating nothing per key.
- */
-export class KeyRing {
-  #slots: (string | undefined)[] = new Array(16);
-  #head = 0;
-  #size = 0;
-
-  /** Number of keys waiting. */
-  get size(): number {
-    return this.#size;
-  }
-
-  /** Append a key at the tail. */
-  push(key: string): void {
-    if (this.#size === this.#slots.length) this.#grow();
-    this.#slots[(this.#head + this.#size) & (this.#slots.length - 1)] = key;
-    this.#size++;
-  }
-
-  /** Remove and return the head key, or `undefined` when empty. */
-  shift(): string | undefined {
-    if (this.#size === 0) return undefined;
-    const key = this.#slots[this.#head];
-    this.#slots[this.#head] = undefined;
-    this.#head = (this.#head + 1) & (this.#slots.length - 1);
-    this.#size--;
-    return key;
-  }
-
-  /** The waiting keys, head first (a copy). */
-  toArray(): string[] {
-    const out: string[] = new Array(this.#size);
-    const mask = this.#slots.length - 1;
-    for (let i = 0; i < this.#size; i++) {
-      out[i] = this.#slots[(this.#head + i) & mask]!;
-    }
-    return out;
-  }
-
-  /** Drop every key. */
-  clear(): void {
-    this.#slots = new Array(16);
-    this.#head = 0;
-    this.#size = 0;
-  }
-
-  #grow(): void {
-    const old = this.#slots;
-    const mask = old.length - 1;
-    const next: (string | undefined)[] = new Array(old.length * 2);
-    for (let i = 0; i < this.#size; i++) next[i] = old[(this.#head + i) & mask];
-    this.#slots = next;
-    this.#head = 0;
-  }
-}
 
 /**
  * A broadcast wake-up, the JS stand-in for Go's `sync.Cond`: `wait()`

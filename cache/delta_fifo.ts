@@ -15,7 +15,8 @@ import {
 } from "./keys.ts";
 import { FIFOClosedError, type PopProcessFunc, type Queue } from "./fifo.ts";
 import { processOrRequeue } from "./requeue.ts";
-import { KeyRing, nextTurn, Serial, Wakeup } from "./_queue.ts";
+import { nextTurn, Serial, Wakeup } from "./_queue.ts";
+import { Ring } from "../api/ring.ts";
 
 /**
  * The kind of change a {@link Delta} records (client-go `DeltaType`).
@@ -267,7 +268,7 @@ export class DeltaFIFO<T> implements Queue<T, Deltas<T>> {
   /** Deltas by key; each list has at least one delta. */
   #items = new Map<string, Deltas<T>>();
   /** Keys in pop order, no duplicates; a key is here iff it is in `#items`. */
-  #queue = new KeyRing();
+  #queue = new Ring<string>();
   #keyFunc: KeyFunc;
   #knownObjects: KeyListerGetter<T> | undefined;
   #emitDeltaTypeReplaced: boolean;

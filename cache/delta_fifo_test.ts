@@ -803,8 +803,9 @@ Deno.test("DeltaFIFO transformer replaces the queued object", () => {
   assert.deepEqual(f.getByKey("a"), [d("Added", obj("a", 10))]);
 });
 
-Deno.test("DeltaFIFO keeps pop order across queue compaction", async () => {
-  // Enough pops for the key ring to compact its consumed head several times.
+Deno.test("DeltaFIFO keeps pop order across key ring growth and wrap-around", async () => {
+  // Enough keys for the key ring to double many times, then pops and adds
+  // that wrap its head around the grown capacity.
   const f = newFIFO();
   const n = 50_000;
   for (let i = 0; i < n; i++) f.add(obj(`k${i}`, i));

@@ -9,7 +9,8 @@
 import { checkFunction } from "./_validate.ts";
 import type { DeletedFinalStateUnknown, KeyFunc } from "./keys.ts";
 import { computeKey } from "./keys.ts";
-import { KeyRing, Serial, Wakeup } from "./_queue.ts";
+import { Serial, Wakeup } from "./_queue.ts";
+import { Ring } from "../api/ring.ts";
 import { processOrRequeue, RequeueError } from "./requeue.ts";
 
 // Public from here, as client-go's ErrRequeue is in fifo.go; declared
@@ -212,7 +213,7 @@ export class FIFO<T> implements Queue<T> {
    * queued) and, after a delete and re-add, a key twice; pop skips keys
    * without an item.
    */
-  #queue = new KeyRing();
+  #queue = new Ring<string>();
   #keyFunc: KeyFunc;
   /** True once a replace, add, update, delete or addIfNotPresent happened. */
   #populated = false;

@@ -198,7 +198,7 @@ Deno.test("FIFO wraps key function errors in KeyError", () => {
   assert.equal(f.hasSynced(), false);
 });
 
-Deno.test("FIFO keeps pop order across queue compaction", async () => {
+Deno.test("FIFO keeps pop order across key ring growth and wrap-around", async () => {
   const f = newFIFO();
   const n = 20_000;
   for (let i = 0; i < n; i++) f.add(obj(`k${i}`, i));

@@ -15,6 +15,7 @@ import {
 } from "../api/validate.ts";
 import { MetricsRecorder, recorders } from "./_metrics.ts";
 import type { WorkQueueMetrics } from "./metrics.ts";
+import { Ring } from "../api/ring.ts";
 
 /**
  * Options of a {@link WorkQueue} and of the queues built on it.
@@ -75,9 +76,6 @@ interface Waiter<T> {
   resolve(item: T | undefined): void;
   detach(): void;
 }
-
-/** Compact the FIFO array once this many slots at its head are spent. */
-const COMPACT_AT = 1024;
 
 /**
  * A work queue with client-go's guarantees (`workqueue.Typed`): a FIFO of
@@ -146,11 +144,10 @@ const COMPACT_AT = 1024;
  * ```
  */
 export class WorkQueue<T> implements Disposable {
-  /** Queued items, oldest at `#head`; each is dirty and not processing. */
-  #items: (T | undefined)[] = [];
-  /** When each queued item became dirty (same index as `#items`). */
-  #addedAt: number[] = [];
-  #head = 0;
+  /** Queued items, oldest first; each is dirty and not processing. */
+  #items = new Ring<T>();
+  /** When each queued item became dirty (in step with `#items`). */
+  #addedAt = new Ring<number>();
   /**
    * Every item that is queued or processing (client-go's `dirty` and
    * `processing` sets), with the sequence number of its latest push. Items
@@ -227,7 +224,7 @@ export class WorkQueue<T> implements Disposable {
 
   /** Number of items waiting to be handed out (client-go `Len`); items being processed do not count. */
   len(): number {
-    return this.#items.length - this.#head;
+    return this.#items.size;
   }
 
   /**
@@ -378,23 +375,9 @@ export class WorkQueue<T> implements Disposable {
   }
 
   #take(): T {
-    const head = this.#head;
-    const item = this.#items[head] as T;
-    const addedAt = this.#addedAt[head];
-    this.#items[head] = undefined;
-    this.#head = head + 1;
+    const item = this.#items.shift() as T;
+    const addedAt = this.#addedAt.shift()!;
     this.#taken++;
-    if (this.#head === this.#items.length) {
-      this.#items = [];
-      this.#addedAt = [];
-      this.#head = 0;
-    } else if (
-      this.#head >= COMPACT_AT && this.#head * 2 >= this.#items.length
-    ) {
-      this.#items = this.#items.slice(this.#head);
-      this.#addedAt = this.#addedAt.slice(this.#head);
-      this.#head = 0;
-    }
     const now = this.#clock.now();
     this.#metrics.queued(now - addedAt);
     // The previous one is still processing (several workers): keep its start.

@@ -147,7 +147,7 @@ Deno.test("WorkQueue async iterator yields until shut down and empty", async () 
   assert.deepEqual(seen, ["a", "b", "c"]);
 });
 
-Deno.test("WorkQueue keeps FIFO order across internal compaction", async () => {
+Deno.test("WorkQueue keeps FIFO order while its ring grows and wraps around", async () => {
   const q = new WorkQueue<number>();
   const got: number[] = [];
   let next = 0;
