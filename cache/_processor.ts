@@ -44,6 +44,22 @@ export function objectHandler<T>(
   return handler as unknown as ObjectHandler<T>;
 }
 
+/**
+ * Whether an update is a sync: the same resourceVersion before and after
+ * (a resync, or an object unchanged in a relist). Such an update reaches
+ * only the handlers due for a resync at the latest resync tick: none
+ * before the first tick, and never one whose resync period is 0.
+ * (client-go marks a new handler "syncing" until the first tick, so a
+ * relist in that window, or forever with resync 0, sends it every
+ * unchanged object as an update; kubecache keeps the documented intent.)
+ */
+export function isSyncUpdate(
+  oldObj: { metadata?: { resourceVersion?: string } },
+  newObj: { metadata?: { resourceVersion?: string } },
+): boolean {
+  return oldObj.metadata?.resourceVersion === newObj.metadata?.resourceVersion;
+}
+
 /** client-go `minimumResyncPeriod`: per-handler resync periods are at least 1 s. */
 export const MINIMUM_RESYNC_PERIOD_MS = 1_000;
 
@@ -96,6 +112,51 @@ export type ListenerErrorHandler = (
   error: unknown,
   notification: "add" | "update" | "delete",
 ) => void;
+
+/**
+ * Call the handler method of notification `kind` with `a` (and `b`, the
+ * new object of an update). What it throws, or its promise rejects with,
+ * goes to `report` and no further: a failing handler loses nothing for
+ * the others, nor the rest of a key's deltas. Returns the promise of an
+ * async handler, settled once it has (never rejected), so the caller can
+ * wait for it before the next call.
+ */
+export function callHandler<T>(
+  handler: ObjectHandler<T>,
+  kind: Kind,
+  a: T,
+  b: T,
+  report: ListenerErrorHandler,
+): void | Promise<void> {
+  let result: void | Promise<void>;
+  try {
+    switch (kind) {
+      case ADD:
+        result = handler.onAdd?.(a, false);
+        break;
+      case ADD_INITIAL:
+        result = handler.onAdd?.(a, true);
+        break;
+      case UPDATE:
+        result = handler.onUpdate?.(a, b);
+        break;
+      case DELETE:
+        result = handler.onDelete?.(a);
+        break;
+    }
+  } catch (error) {
+    report(error, KIND_NAMES[kind]);
+    return;
+  }
+  // Only a thenable is waited for; any other return value (e.g. from an
+  // arrow function that returns what it pushed) means it ran synchronously.
+  if (isPromiseLike(result)) {
+    return Promise.resolve(result).then(
+      undefined,
+      (error) => report(error, KIND_NAMES[kind]),
+    );
+  }
+}
 
 /**
  * Relays notifications to one handler (client-go `processorListener`).
@@ -234,23 +295,10 @@ export class ProcessorListener<T> {
       const kind = buffer.shift() as Kind;
       const a = buffer.shift() as T;
       const b = buffer.shift() as T;
-      let result: void | Promise<void>;
-      try {
-        result = this.#dispatch(kind, a, b);
-      } catch (error) {
-        this.#errorHandler(error, KIND_NAMES[kind]);
-        this.#handled(kind);
-        continue;
-      }
-      if (isPromiseLike(result)) {
+      const pending = callHandler(this.handler, kind, a, b, this.#errorHandler);
+      if (pending !== undefined) {
         this.#busy = true;
-        Promise.resolve(result).then(
-          () => this.#resume(kind),
-          (error) => {
-            this.#errorHandler(error, KIND_NAMES[kind]);
-            this.#resume(kind);
-          },
-        );
+        pending.then(() => this.#resume(kind));
         return;
       }
       this.#handled(kind);
@@ -270,19 +318,6 @@ export class ProcessorListener<T> {
       kind === ADD_INITIAL &&
       --this.#initialPending === 0 && this.#syncNotifier?.waiting
     ) this.#syncNotifier.notify();
-  }
-
-  #dispatch(kind: Kind, a: T, b: T): void | Promise<void> {
-    switch (kind) {
-      case ADD:
-        return this.handler.onAdd?.(a, false);
-      case ADD_INITIAL:
-        return this.handler.onAdd?.(a, true);
-      case UPDATE:
-        return this.handler.onUpdate?.(a, b);
-      case DELETE:
-        return this.handler.onDelete?.(a);
-    }
   }
 }
 

@@ -39,12 +39,17 @@ import {
   type WatchErrorHandler,
 } from "./reflector.ts";
 import {
+  ADD,
+  ADD_INITIAL,
   callErrorHandler,
+  callHandler,
   defaultErrorHandler,
-  isPromiseLike,
+  DELETE,
+  isSyncUpdate,
   type ObjectHandler,
   objectHandler,
   processDeltas,
+  UPDATE,
 } from "./_processor.ts";
 import type {
   ErrorHandler,
@@ -499,8 +504,8 @@ function informerController<T extends KubeObject>(
   store: Cache<T>,
   opts: InformerOptions<T>,
 ): Controller<T> {
-  // Same-RV updates (a resync, or an object unchanged in a relist) reach
-  // the handler only once a resync tick has happened: never with resync 0
+  // The one handler is due at every resync tick, so a sync update
+  // (isSyncUpdate) reaches it once a tick has happened: never with resync 0
   // (client-go's NewInformer sends a relist's unchanged objects always).
   let ticked = false;
   const name = opts.name ?? "informer";
@@ -538,35 +543,20 @@ function informerController<T extends KubeObject>(
 }
 
 // A handler error must not abort the rest of a key's deltas (the store
-// would miss them), so errors are reported here and swallowed.
+// would miss them): callHandler reports it and goes on.
 function reportingHandler<T extends KubeObject>(
   userHandler: ResourceEventHandler<T>,
   report: (error: unknown, notification: "add" | "update" | "delete") => void,
   resynced: () => boolean,
 ): ObjectHandler<T> {
   const handler = objectHandler(userHandler);
-  const guard = (
-    type: "add" | "update" | "delete",
-    call: () => void | Promise<void>,
-  ): void | Promise<void> => {
-    try {
-      const result = call();
-      if (isPromiseLike(result)) {
-        return Promise.resolve(result).catch((e) => report(e, type));
-      }
-    } catch (error) {
-      report(error, type);
-    }
-  };
   return {
-    onAdd: (obj, initial) => guard("add", () => handler.onAdd?.(obj, initial)),
+    onAdd: (obj, initial) =>
+      callHandler(handler, initial ? ADD_INITIAL : ADD, obj, obj, report),
     onUpdate: (o, n) => {
-      if (
-        o.metadata?.resourceVersion === n.metadata?.resourceVersion &&
-        !resynced()
-      ) return;
-      return guard("update", () => handler.onUpdate?.(o, n));
+      if (isSyncUpdate(o, n) && !resynced()) return;
+      return callHandler(handler, UPDATE, o, n, report);
     },
-    onDelete: (obj) => guard("delete", () => handler.onDelete?.(obj)),
+    onDelete: (obj) => callHandler(handler, DELETE, obj as T, obj as T, report),
   };
 }

@@ -54,6 +54,7 @@ import {
   callErrorHandler,
   defaultErrorHandler,
   DELETE,
+  isSyncUpdate,
   type ObjectHandler,
   processDeltas,
   type ProcessDeltasOptions,
@@ -855,12 +856,13 @@ export class SharedIndexInformer<T extends KubeObject>
       if (this.#objectWaiters.size > 0) this.#checkWaiters(obj);
     },
     onUpdate: (oldObj, newObj) => {
-      // Same resourceVersion: a resync (or an object unchanged in a
-      // relist), only for the handlers due at the latest resync tick.
-      const isSync = oldObj.metadata?.resourceVersion ===
-        newObj.metadata?.resourceVersion;
       this.#detector.addObject(newObj);
-      this.#processor.push(UPDATE, oldObj, newObj, isSync);
+      this.#processor.push(
+        UPDATE,
+        oldObj,
+        newObj,
+        isSyncUpdate(oldObj, newObj),
+      );
       if (this.#objectWaiters.size > 0) this.#checkWaiters(newObj);
     },
     onDelete: (obj: T | DeletedFinalStateUnknown<T>) => {
