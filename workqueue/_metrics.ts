@@ -69,6 +69,3 @@ function observe(s: DurationSummary, ms: number): void {
   s.totalMs += ms;
   if (ms > s.maxMs) s.maxMs = ms;
 }
-
-/** The recorder of each queue, so subclasses in this folder can count retries. */
-export const recorders: WeakMap<object, MetricsRecorder> = new WeakMap();

@@ -7,7 +7,6 @@
 
 import { type Clock, realClock } from "../api/clock.ts";
 import { show } from "../api/validate.ts";
-import { recorders } from "./_metrics.ts";
 import { WorkQueue, type WorkQueueOptions } from "./queue.ts";
 
 interface Waiting<T> {
@@ -95,7 +94,7 @@ export class DelayingQueue<T> extends WorkQueue<T> {
       throw new TypeError("Cannot add undefined to a WorkQueue");
     }
     if (this.shuttingDown()) return;
-    recorders.get(this)!.retries++;
+    this.countRetry();
     if (delayMs <= 0) {
       this.add(item);
       return;

@@ -13,7 +13,7 @@ import {
   checkOptions,
   checkSignal,
 } from "../api/validate.ts";
-import { MetricsRecorder, recorders } from "./_metrics.ts";
+import { MetricsRecorder } from "./_metrics.ts";
 import type { WorkQueueMetrics } from "./metrics.ts";
 import { Ring } from "../api/ring.ts";
 
@@ -192,7 +192,6 @@ export class WorkQueue<T> implements Disposable {
     checkQueueOptions(new.target.name, opts);
     this.#clock = opts.clock ?? realClock;
     this.#metrics = new MetricsRecorder(opts.name ?? "", opts.onDuration);
-    recorders.set(this, this.#metrics);
   }
 
   /**
@@ -359,6 +358,15 @@ export class WorkQueue<T> implements Disposable {
   /** {@link WorkQueue.shutDown}, for `using`. */
   [Symbol.dispose](): void {
     this.shutDown();
+  }
+
+  /**
+   * Count a retry in {@link WorkQueue.metrics} (client-go
+   * `queueMetrics.retry`): the seam through which `DelayingQueue.addAfter`
+   * counts its re-adds without reaching the private recorder.
+   */
+  protected countRetry(): void {
+    this.#metrics.retries++;
   }
 
   /** Queue `item`, dirty since `addedAt`; hand it to the oldest waiting get, if any. */
