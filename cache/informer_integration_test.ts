@@ -34,16 +34,26 @@ interface ConfigMap extends KubeObject {
 const turn = () => new Promise<void>((r) => setImmediate(r));
 
 /**
+ * How long (real ms) {@link pump} lets a condition take before it fails.
+ * Stated as time because it is time: the turns of real loopback HTTP
+ * take as long as the machine's load makes them, so a count of turns
+ * would be a wall-clock timeout in disguise. Far above a healthy run (a
+ * few hundred ms), so only a broken rule reaches it.
+ */
+const PUMP_DEADLINE_MS = 60_000;
+
+/**
  * Pump I/O until `cond` holds; whenever the informer waits on its clock
- * for a backoff or Retry-After (due within a minute), step to it.
+ * for a backoff or Retry-After (due within a minute), step to it. Fails
+ * after {@link PUMP_DEADLINE_MS} instead of hanging.
  */
 async function pump(
   clock: FakeClock,
   cond: () => boolean,
   what: string,
-  maxTurns = 200_000,
 ): Promise<void> {
-  for (let i = 0; i < maxTurns; i++) {
+  const deadline = performance.now() + PUMP_DEADLINE_MS;
+  for (let i = 0; performance.now() < deadline; i++) {
     if (cond()) return;
     await turn();
     if (i % 50 === 49) {
@@ -53,7 +63,8 @@ async function pump(
       }
     }
   }
-  throw new Error(`Gave up waiting for ${what}`);
+  if (cond()) return;
+  throw new Error(`Gave up waiting for ${what} after ${PUMP_DEADLINE_MS} ms`);
 }
 
 /**
@@ -289,7 +300,7 @@ Deno.test("Reflector makes no more requests than the backoff schedule allows aga
   // Each failure is followed by one backoff wait; step through them for a fake hour.
   while (clock.now() < hour) {
     const before = failures;
-    await pump(clock, () => failures > before, "the next failure", 20_000);
+    await pump(clock, () => failures > before, "the next failure");
     await clock.waitForWaiters(1);
     const due = clock.nextDue()!;
     await clock.step(due - clock.now());
@@ -333,18 +344,37 @@ Deno.test("SharedIndexInformer stops everything on abort, streams closed", async
       seen.push(o.metadata.name!);
     },
   });
+  // The control: a second informer that keeps running. Once it has seen
+  // a write, the stopped one had as long to see it.
+  const controlClock = new FakeClock(0);
+  const control = newSharedIndexInformer(
+    listWatch(client, ConfigMaps, { namespace: "default" }),
+    { clock: controlClock },
+  );
+  const controlSeen: string[] = [];
+  control.addEventHandler({
+    onAdd: (o) => void controlSeen.push(o.metadata.name!),
+  });
   const ctl = new AbortController();
   const running = informer.run(ctl.signal);
+  const controlStop = new AbortController();
+  const controlRunning = control.run(controlStop.signal);
   await pump(clock, () => seen.length === 1, "the first add");
   const watches = () =>
     server.requests.filter((r) => r.query.get("watch") === "true").length;
-  await pump(clock, () => watches() === 1, "the watch");
+  await pump(clock, () => watches() === 2, "the watches");
   ctl.abort();
   await running;
   assert.ok(informer.isStopped());
   assert.equal(clock.waiters(), 0);
   // Writes after the stop reach nobody.
   server.create(ConfigMaps, { metadata: { name: "b", namespace: "default" } });
-  for (let i = 0; i < 20; i++) await turn();
+  await pump(
+    controlClock,
+    () => controlSeen.includes("b"),
+    "the control's add",
+  );
   assert.deepEqual(seen, ["a"]);
+  controlStop.abort();
+  await controlRunning;
 });

@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 import { FakeApiServer } from "./fake_api_server.ts";
 import { ConfigMaps, Namespaces } from "../api/resources.ts";
 import { getJson, send } from "./_apiserver_test_util.ts";
+import { eventually } from "./turns.ts";
 
 const NS = "/api/v1/namespaces";
 
@@ -18,15 +19,25 @@ function owner(uid: string) {
 
 Deno.test("controllers: false leaves a deleted namespace Terminating until /finalize, with its contents", async () => {
   await using server = await FakeApiServer.start({ controllers: false });
-  await send(server, "POST", NS, { metadata: { name: "t" } });
-  server.create(ConfigMaps, { metadata: { name: "in", namespace: "t" } });
+  // The control: the same steps on a server with its controllers, which
+  // finish the deletion. Once it has, the bare server had as long to do
+  // the same, so what it still holds shows it never would.
+  await using control = await FakeApiServer.start();
+  for (const s of [server, control]) {
+    await send(s, "POST", NS, { metadata: { name: "t" } });
+    s.create(ConfigMaps, { metadata: { name: "in", namespace: "t" } });
+  }
   const del = await getJson(server, `${NS}/t`, { method: "DELETE" });
+  await getJson(control, `${NS}/t`, { method: "DELETE" });
   assert.equal(del.status, 200);
   assert.equal((del.body.status as { phase: string }).phase, "Terminating");
   assert.deepEqual((del.body.spec as { finalizers: string[] }).finalizers, [
     "kubernetes",
   ]);
-  await new Promise((r) => setTimeout(r, 0));
+  await eventually(
+    () => control.get(Namespaces, "", "t") === undefined,
+    "the control server to finish deleting the namespace",
+  );
   assert.ok(server.get(Namespaces, "", "t"));
   assert.equal(server.list(ConfigMaps, "t").length, 1);
   const ns = server.get(Namespaces, "", "t")!;
@@ -48,7 +59,10 @@ Deno.test("controllers (default): a deleted namespace's objects go, then the nam
   });
   const del = await getJson(server, `${NS}/t`, { method: "DELETE" });
   assert.equal((del.body.status as { phase: string }).phase, "Terminating");
-  await new Promise((r) => setTimeout(r, 0));
+  await eventually(
+    () => server.get(ConfigMaps, "t", "a") === undefined,
+    "the namespace controller to delete its objects",
+  );
   // The finalizer-held object keeps the namespace.
   assert.deepEqual(server.list(ConfigMaps, "t").map((c) => c.metadata.name), [
     "held",
@@ -59,8 +73,10 @@ Deno.test("controllers (default): a deleted namespace's objects go, then the nam
     ...held,
     metadata: { ...held.metadata, finalizers: [] },
   });
-  await new Promise((r) => setTimeout(r, 0));
-  assert.equal(server.get(Namespaces, "", "t"), undefined);
+  await eventually(
+    () => server.get(Namespaces, "", "t") === undefined,
+    "the namespace to go once its last object is gone",
+  );
 });
 
 Deno.test("controllers: the garbage collector deletes dependents (Background), waits for them (Foreground), orphans them (Orphan)", async () => {

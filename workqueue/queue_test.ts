@@ -1,9 +1,7 @@
 import assert from "node:assert/strict";
 import { FakeClock } from "../testing/fake_clock.ts";
 import { WorkQueue } from "./queue.ts";
-
-/** Let pending promise callbacks run. */
-const turn = () => new Promise((resolve) => setTimeout(resolve, 0));
+import { eventually, nextTurn } from "../testing/turns.ts";
 
 Deno.test("WorkQueue.get() hands items out in the order they were added", async () => {
   const q = new WorkQueue<string>();
@@ -34,7 +32,7 @@ Deno.test("WorkQueue never hands an item to a second worker before done(), and r
   assert.equal(q.len(), 0);
   let second: string | undefined;
   const waiting = q.get().then((k) => second = k);
-  await turn();
+  await nextTurn();
   assert.equal(second, undefined, "a second worker got the item in flight");
   q.done(first!);
   await waiting;
@@ -110,7 +108,7 @@ Deno.test("WorkQueue.shutDownWithDrain() waits for the items in flight to be don
   let drained = false;
   const draining = q.shutDownWithDrain().then(() => drained = true);
   q.done(a!);
-  await turn();
+  await nextTurn();
   assert.equal(drained, false, "b is still in flight");
   q.done(b!);
   await draining;
@@ -119,14 +117,22 @@ Deno.test("WorkQueue.shutDownWithDrain() waits for the items in flight to be don
 });
 
 Deno.test("WorkQueue.shutDownWithDrain() resolves at once when idle, and shutDown() ends a drain wait", async () => {
+  // Each wait is watched with a flag: a drain that never ends fails the
+  // test (eventually gives up) instead of hanging it.
   const idle = new WorkQueue<string>();
-  await idle.shutDownWithDrain();
+  let idleDrained = false;
+  void idle.shutDownWithDrain().then(() => idleDrained = true);
+  await eventually(() => idleDrained, "an idle queue's drain");
   const q = new WorkQueue<string>();
   q.add("a");
   await q.get(); // never done
-  const draining = q.shutDownWithDrain();
+  let drained = false;
+  void q.shutDownWithDrain().then(() => drained = true);
+  await nextTurn();
+  assert.equal(drained, false, "a is in flight: the drain waits");
   q.shutDown();
-  await draining;
+  await eventually(() => drained, "shutDown() ending the drain wait");
+  assert.equal(await q.get(), undefined);
 });
 
 Deno.test("WorkQueue async iterator yields until shut down and empty", async () => {
@@ -140,7 +146,7 @@ Deno.test("WorkQueue async iterator yields until shut down and empty", async () 
   })();
   q.add("a");
   q.add("b");
-  await turn();
+  await nextTurn();
   q.add("c");
   q.shutDown();
   await consumer;

@@ -3,9 +3,7 @@ import { FakeClock } from "../testing/fake_clock.ts";
 import { RateLimitingQueue } from "./rate_limiting_queue.ts";
 import { ItemExponentialFailureRateLimiter } from "./rate_limiter.ts";
 import { runWorkers } from "./workers.ts";
-
-/** Let pending promise callbacks and timers of 0 ms run. */
-const turn = () => new Promise((resolve) => setTimeout(resolve, 0));
+import { nextTurn } from "../testing/turns.ts";
 
 Deno.test("runWorkers() never reconciles one key in two workers at once, and reconciles a key changed meanwhile again", async () => {
   const clock = new FakeClock();
@@ -23,16 +21,16 @@ Deno.test("runWorkers() never reconciles one key in two workers at once, and rec
     running.delete(key);
   }, stop.signal);
   q.add("k");
-  await turn();
+  await nextTurn();
   q.add("k"); // changed while reconciling
   q.add("other");
-  await turn();
+  await nextTurn();
   assert.deepEqual(calls, ["k", "other"], "the re-added k waits");
   gates.shift()!(); // k done: queued again, taken by an idle worker
-  await turn();
+  await nextTurn();
   assert.deepEqual(calls, ["k", "other", "k"]);
   for (const g of gates.splice(0)) g();
-  await turn();
+  await nextTurn();
   stop.abort();
   await workers;
   assert.equal(overlaps, 0);
@@ -62,7 +60,7 @@ Deno.test("runWorkers() retries a failing key with rate limiting and forgets it 
     { onError: (err, key) => errors.push(`${key}: ${(err as Error).message}`) },
   );
   q.add("a");
-  await turn();
+  await nextTurn();
   assert.equal(attempts, 1);
   assert.equal(q.numRequeues("a"), 1);
   await clock.step(99);
@@ -73,7 +71,7 @@ Deno.test("runWorkers() retries a failing key with rate limiting and forgets it 
   assert.equal(attempts, 2, "backoff doubled to 200 ms");
   await clock.step(1);
   await succeeded.promise;
-  await turn();
+  await nextTurn();
   assert.equal(q.numRequeues("a"), 0, "forgotten on success");
   assert.deepEqual(errors, ["a: fail 1", "a: fail 2"]);
   stop.abort();
@@ -128,7 +126,7 @@ Deno.test("runWorkers() stops taking items on abort, lets the reconcile in fligh
   }, stop.signal);
   let resolved = false;
   workers.then(() => resolved = true);
-  await turn();
+  await nextTurn();
   assert.equal(resolved, false, "waits for the reconcile in flight");
   release.resolve();
   await workers;
