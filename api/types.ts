@@ -173,6 +173,10 @@ export interface ContainerStatus {
   /** Image the container runs. */
   image?: string;
   /** Other fields. */
+  /** The state of the previous run (its `terminated.finishedAt` dates the last restart). */
+  lastState?: ContainerState;
+  /** Whether the container has passed its startup probe. */
+  started?: boolean;
   [field: string]: unknown;
 }
 
@@ -225,6 +229,8 @@ export interface PodSpec {
   /** Node labels the pod requires. */
   nodeSelector?: Record<string, string>;
   /** Other fields (volumes, tolerations, affinity, ...). */
+  /** Extra conditions the pod's readiness waits for (kubectl's READINESS GATES). */
+  readinessGates?: { conditionType: string }[];
   [field: string]: unknown;
 }
 
@@ -260,6 +266,10 @@ export interface PodStatus {
   /** Short reason of the phase, e.g. `"Evicted"`. */
   reason?: string;
   /** Other fields. */
+  /** Init containers' statuses, in spec order. */
+  initContainerStatuses?: ContainerStatus[];
+  /** The node a preemption made room on, before the pod is bound there. */
+  nominatedNodeName?: string;
   [field: string]: unknown;
 }
 
@@ -362,11 +372,19 @@ export interface Service extends KubeObject {
       nodePort?: number;
       [field: string]: unknown;
     }[];
+    /** The DNS name an `ExternalName` service aliases. */
+    externalName?: string;
+    /** Extra IPs the service answers on. */
+    externalIPs?: string[];
     /** Other fields. */
     [field: string]: unknown;
   };
   /** Observed state (load balancer ingress). */
-  status?: { [field: string]: unknown };
+  status?: {
+    /** The load balancer's ingress points, by IP or host name. */
+    loadBalancer?: { ingress?: { ip?: string; hostname?: string }[] };
+    [field: string]: unknown;
+  };
 }
 
 /**
@@ -637,6 +655,8 @@ export interface Job extends KubeObject {
     /** Template of the pods. */
     template?: PodTemplateSpec;
     /** Other fields. */
+    /** The pods the job counts as its own. */
+    selector?: LabelSelector;
     [field: string]: unknown;
   };
   /** Observed state. */
@@ -684,6 +704,8 @@ export interface CronJob extends KubeObject {
     /** Template of the jobs. */
     jobTemplate?: { metadata?: ObjectMeta; spec?: Job["spec"] };
     /** Other fields. */
+    /** The time zone of `schedule`, e.g. `"Etc/UTC"`; unset: the controller's. */
+    timeZone?: string;
     [field: string]: unknown;
   };
   /** Observed state. */
@@ -693,6 +715,8 @@ export interface CronJob extends KubeObject {
     /** RFC 3339 time of the last successful run. */
     lastSuccessfulTime?: string;
     /** Other fields. */
+    /** The jobs running now. */
+    active?: { name?: string; namespace?: string; [field: string]: unknown }[];
     [field: string]: unknown;
   };
 }
@@ -723,6 +747,8 @@ export interface KubeEvent extends KubeObject {
     namespace?: string;
     name?: string;
     uid?: string;
+    /** The part of the object the event is about, e.g. `spec.containers{web}`. */
+    fieldPath?: string;
     [field: string]: unknown;
   };
   /** Machine-readable reason, e.g. `"BackOff"`. */
@@ -739,6 +765,14 @@ export interface KubeEvent extends KubeObject {
   lastTimestamp?: string;
   /** Reporting component, e.g. `{ component: "kubelet" }`. */
   source?: { component?: string; host?: string };
+  /** events.k8s.io time of the first occurrence (MicroTime), when `firstTimestamp` is unset. */
+  eventTime?: string | null;
+  /** Controller that reported it (events.k8s.io), when `source` is unset. */
+  reportingComponent?: string;
+  /** Instance of that controller, e.g. a node name. */
+  reportingInstance?: string;
+  /** A series of the same event: how many so far and the latest time. */
+  series?: { count?: number; lastObservedTime?: string };
 }
 
 /**

@@ -16,13 +16,13 @@ import {
   NAME_COLUMN,
   type PrinterColumn,
 } from "./printer_columns.ts";
+import type { CronJob, Job } from "../api/types.ts";
 import {
   age,
   ageOf,
   containerCells,
   formatLabelSelector,
   humanDuration,
-  type Loose,
   type TableColumns,
 } from "./printer_columns.ts";
 
@@ -33,13 +33,13 @@ const JOB_SELECTOR: PrinterColumn = col(
 );
 
 /** Whether a job has a condition of `type` with status True (`hasJobCondition`). */
-function hasCondition(job: Loose, type: string): boolean {
-  const c = (job.status?.conditions ?? []).find((c: Loose) => c.type === type);
+function hasCondition(job: Job, type: string): boolean {
+  const c = (job.status?.conditions ?? []).find((c) => c.type === type);
   return c?.status === "True";
 }
 
 /** The Job STATUS cell: Complete, Failed, Terminating, Suspended, FailureTarget or Running. */
-function jobStatus(job: Loose): string {
+function jobStatus(job: Job): string {
   if (hasCondition(job, "Complete")) return "Complete";
   if (hasCondition(job, "Failed")) return "Failed";
   if (job.metadata.deletionTimestamp) return "Terminating";
@@ -49,7 +49,7 @@ function jobStatus(job: Loose): string {
 }
 
 /** `2/3`; without `completions`: `0/1`, or `0/1 of 4` with parallelism > 1. */
-function completions(job: Loose): string {
+function completions(job: Job): string {
   const succeeded = job.status?.succeeded ?? 0;
   const wanted = job.spec?.completions;
   if (wanted !== undefined && wanted !== null) return `${succeeded}/${wanted}`;
@@ -60,7 +60,7 @@ function completions(job: Loose): string {
 }
 
 /** Start to completion, or to now while running; `""` before it starts. */
-function duration(job: Loose, now: number): string {
+function duration(job: Job, now: number): string {
   const start = Date.parse(job.status?.startTime ?? "");
   if (Number.isNaN(start)) return "";
   const end = Date.parse(job.status?.completionTime ?? "");
@@ -82,7 +82,7 @@ export const JOBS: TableColumns = {
     IMAGES,
     JOB_SELECTOR,
   ],
-  cells: (job: Loose, now) => [
+  cells: (job: Job, now) => [
     job.metadata.name ?? "",
     jobStatus(job),
     completions(job),
@@ -135,7 +135,7 @@ export const CRON_JOBS: TableColumns = {
     IMAGES,
     JOB_SELECTOR,
   ],
-  cells: (cj: Loose, now) => {
+  cells: (cj: CronJob, now) => {
     const last = cj.status?.lastScheduleTime;
     const job = cj.spec?.jobTemplate?.spec;
     return [

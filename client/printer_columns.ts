@@ -9,6 +9,7 @@
  */
 
 import type { KubeObject } from "../api/object.ts";
+import type { LabelSelector, PodTemplateSpec } from "../api/types.ts";
 
 /**
  * A Table column definition (meta.k8s.io/v1 `TableColumnDefinition`).
@@ -59,9 +60,6 @@ export interface TableColumns {
    */
   cells(obj: KubeObject, nowMs: number): (string | number)[];
 }
-
-// deno-lint-ignore no-explicit-any
-export type Loose = any;
 
 /**
  * kubectl's age: `5s`, `2m30s`, `17m`, `4h10m`, `11h`, `3d2h`, `45d`, `2y10d`
@@ -202,11 +200,13 @@ export const IMAGES: PrinterColumn = col(
  * The Containers and Images cells of a pod template (kubernetes
  * `layoutContainerCells`): names and images joined by commas.
  */
-export function containerCells(template: Loose): [string, string] {
+export function containerCells(
+  template: PodTemplateSpec | undefined,
+): [string, string] {
   const containers = template?.spec?.containers ?? [];
   return [
-    containers.map((c: Loose) => c.name).join(","),
-    containers.map((c: Loose) => c.image).join(","),
+    containers.map((c) => c.name).join(","),
+    containers.map((c) => c.image).join(","),
   ];
 }
 
@@ -216,7 +216,9 @@ export function containerCells(template: Loose): [string, string] {
  * (`app=web,tier in (a,b),!legacy`), `""` when it selects by nothing,
  * undefined when an operator is unknown.
  */
-export function labelSelectorString(selector: Loose): string | undefined {
+export function labelSelectorString(
+  selector: LabelSelector | undefined,
+): string | undefined {
   const reqs: [string, string][] = Object.entries(
     selector?.matchLabels ?? {},
   ).map(([k, v]) => [k, `${k}=${v}`]);
@@ -243,7 +245,9 @@ export function labelSelectorString(selector: Loose): string | undefined {
  * {@link labelSelectorString}, `<none>` when it selects by nothing,
  * `<error>` when it is invalid.
  */
-export function formatLabelSelector(selector: Loose): string {
+export function formatLabelSelector(
+  selector: LabelSelector | undefined,
+): string {
   const text = labelSelectorString(selector);
   return text === undefined ? "<error>" : none(text);
 }

@@ -18,13 +18,26 @@ import {
   CONTAINERS,
   humanDuration,
   IMAGES,
-  type Loose,
   NAME_COLUMN,
   none,
   type TableColumns,
 } from "./printer_columns.ts";
 import { formatLabelSelector, labelSelectorString } from "./printer_columns.ts";
 import { CRON_JOBS, JOBS } from "./_printers_batch.ts";
+import type {
+  ConfigMap,
+  Deployment,
+  KubeEvent,
+  Lease,
+  Namespace,
+  Node,
+  Pod,
+  PodSpec,
+  PodStatus,
+  ReplicaSet,
+  Secret,
+  Service,
+} from "../api/types.ts";
 
 export {
   age,
@@ -58,7 +71,7 @@ export function podSummary(
   obj: unknown,
   nowMs: number,
 ): { ready: string; status: string; restarts: string } {
-  const pod = obj as Loose;
+  const pod = obj as Pod;
   const spec = pod.spec ?? {};
   const status = pod.status ?? {};
   const total = (spec.containers ?? []).length;
@@ -94,7 +107,7 @@ export function podSummary(
       }
     }
     if (reason === "Completed" && hasRunning) {
-      const podReady = (status.conditions ?? []).some((c: Loose) =>
+      const podReady = (status.conditions ?? []).some((c) =>
         c.type === "Ready" && c.status === "True"
       );
       reason = podReady ? "Running" : "NotReady";
@@ -112,7 +125,7 @@ export function podSummary(
 }
 
 /** `Init:1/3`, `Init:CrashLoopBackOff`, ... while init containers run. */
-function initReason(spec: Loose, status: Loose): string | undefined {
+function initReason(spec: PodSpec, status: PodStatus): string | undefined {
   const inits = status.initContainerStatuses ?? [];
   const total = (spec.initContainers ?? []).length;
   for (let i = 0; i < inits.length; i++) {
@@ -171,12 +184,12 @@ const PODS: TableColumns = {
       1,
     ),
   ],
-  cells: (pod: Loose, now) => {
+  cells: (pod: Pod, now) => {
     const s = podSummary(pod, now);
     const gates = pod.spec?.readinessGates ?? [];
     const ok =
-      gates.filter((g: Loose) =>
-        (pod.status?.conditions ?? []).some((c: Loose) =>
+      gates.filter((g) =>
+        (pod.status?.conditions ?? []).some((c) =>
           c.type === g.conditionType && c.status === "True"
         )
       ).length;
@@ -215,7 +228,7 @@ const DEPLOYMENTS: TableColumns = {
       1,
     ),
   ],
-  cells: (d: Loose, now) => [
+  cells: (d: Deployment, now) => [
     d.metadata.name ?? "",
     `${d.status?.readyReplicas ?? 0}/${d.spec?.replicas ?? 0}`,
     d.status?.updatedReplicas ?? 0,
@@ -257,7 +270,7 @@ const REPLICA_SETS: TableColumns = {
       1,
     ),
   ],
-  cells: (rs: Loose, now) => [
+  cells: (rs: ReplicaSet, now) => [
     rs.metadata.name ?? "",
     rs.spec?.replicas ?? 0,
     rs.status?.replicas ?? 0,
@@ -277,7 +290,7 @@ const CONFIG_MAPS: TableColumns = {
     ),
     AGE_COLUMN,
   ],
-  cells: (cm: Loose, now) => [
+  cells: (cm: ConfigMap, now) => [
     cm.metadata.name ?? "",
     Object.keys(cm.data ?? {}).length + Object.keys(cm.binaryData ?? {}).length,
     ageOf(cm, now),
@@ -291,7 +304,7 @@ const SECRETS: TableColumns = {
     col("Data", "The number of entries in the secret."),
     AGE_COLUMN,
   ],
-  cells: (s: Loose, now) => [
+  cells: (s: Secret, now) => [
     s.metadata.name ?? "",
     s.type ?? "",
     Object.keys(s.data ?? {}).length,
@@ -299,8 +312,8 @@ const SECRETS: TableColumns = {
   ],
 };
 
-function address(node: Loose, type: string): string {
-  const a = (node.status?.addresses ?? []).find((x: Loose) => x.type === type);
+function address(node: Node, type: string): string {
+  const a = (node.status?.addresses ?? []).find((x) => x.type === type);
   return none(a?.address);
 }
 
@@ -332,8 +345,8 @@ const NODES: TableColumns = {
       1,
     ),
   ],
-  cells: (node: Loose, now) => {
-    const ready = (node.status?.conditions ?? []).find((c: Loose) =>
+  cells: (node: Node, now) => {
+    const ready = (node.status?.conditions ?? []).find((c) =>
       c.type === "Ready"
     );
     let status = ready?.status === "True"
@@ -368,7 +381,7 @@ const NAMESPACES: TableColumns = {
     col("Status", "The status of the namespace"),
     AGE_COLUMN,
   ],
-  cells: (ns: Loose, now) => [
+  cells: (ns: Namespace, now) => [
     ns.metadata.name ?? "",
     ns.status?.phase ?? "Active",
     ageOf(ns, now),
@@ -389,17 +402,17 @@ const SERVICES: TableColumns = {
       1,
     ),
   ],
-  cells: (svc: Loose, now) => {
+  cells: (svc: Service, now) => {
     const spec = svc.spec ?? {};
     const type = spec.type ?? "ClusterIP";
-    const ingress = (svc.status?.loadBalancer?.ingress ?? []).map((
-      i: Loose,
-    ) => i.ip ?? i.hostname).filter(Boolean);
+    const ingress = (svc.status?.loadBalancer?.ingress ?? []).map((i) =>
+      i.ip ?? i.hostname
+    ).filter(Boolean);
     const external = type === "ExternalName"
       ? spec.externalName ?? "<none>"
       : [...(spec.externalIPs ?? []), ...ingress].join(",") ||
         (type === "LoadBalancer" ? "<pending>" : "<none>");
-    const ports = (spec.ports ?? []).map((p: Loose) =>
+    const ports = (spec.ports ?? []).map((p) =>
       `${p.port}${p.nodePort ? `:${p.nodePort}` : ""}/${p.protocol ?? "TCP"}`
     ).join(",");
     const selector = Object.entries(spec.selector ?? {}).map(([k, v]) =>
@@ -426,7 +439,7 @@ const LEASES: TableColumns = {
     ),
     AGE_COLUMN,
   ],
-  cells: (lease: Loose, now) => [
+  cells: (lease: Lease, now) => [
     lease.metadata.name ?? "",
     lease.spec?.holderIdentity ?? "",
     ageOf(lease, now),
@@ -434,7 +447,7 @@ const LEASES: TableColumns = {
 };
 
 /** An event's Source cell: component (or reporting controller), then host (or instance). */
-function eventSource(ev: Loose): string {
+function eventSource(ev: KubeEvent): string {
   const component = ev.source?.component || ev.reportingComponent || "";
   const host = ev.source?.host || ev.reportingInstance || "";
   return host ? `${component}, ${host}` : component;
@@ -479,7 +492,7 @@ const EVENTS: TableColumns = {
     col("Count", "The number of times this event has occurred.", 1),
     { ...NAME_COLUMN, priority: 1 },
   ],
-  cells: (ev: Loose, now) => {
+  cells: (ev: KubeEvent, now) => {
     // firstTimestamp, else eventTime (events.k8s.io); lastTimestamp, else
     // the first; a series' last observation and count win.
     const first = ev.firstTimestamp
