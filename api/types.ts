@@ -172,11 +172,11 @@ export interface ContainerStatus {
   state?: ContainerState;
   /** Image the container runs. */
   image?: string;
-  /** Other fields. */
   /** The state of the previous run (its `terminated.finishedAt` dates the last restart). */
   lastState?: ContainerState;
   /** Whether the container has passed its startup probe. */
   started?: boolean;
+  /** Other fields. */
   [field: string]: unknown;
 }
 
@@ -228,9 +228,9 @@ export interface PodSpec {
   serviceAccountName?: string;
   /** Node labels the pod requires. */
   nodeSelector?: Record<string, string>;
-  /** Other fields (volumes, tolerations, affinity, ...). */
   /** Extra conditions the pod's readiness waits for (kubectl's READINESS GATES). */
   readinessGates?: { conditionType: string }[];
+  /** Other fields (volumes, tolerations, affinity, ...). */
   [field: string]: unknown;
 }
 
@@ -265,11 +265,11 @@ export interface PodStatus {
   startTime?: string;
   /** Short reason of the phase, e.g. `"Evicted"`. */
   reason?: string;
-  /** Other fields. */
   /** Init containers' statuses, in spec order. */
   initContainerStatuses?: ContainerStatus[];
   /** The node a preemption made room on, before the pod is bound there. */
   nominatedNodeName?: string;
+  /** Other fields. */
   [field: string]: unknown;
 }
 
@@ -654,9 +654,9 @@ export interface Job extends KubeObject {
     backoffLimit?: number;
     /** Template of the pods. */
     template?: PodTemplateSpec;
-    /** Other fields. */
     /** The pods the job counts as its own. */
     selector?: LabelSelector;
+    /** Other fields. */
     [field: string]: unknown;
   };
   /** Observed state. */
@@ -703,9 +703,9 @@ export interface CronJob extends KubeObject {
     suspend?: boolean;
     /** Template of the jobs. */
     jobTemplate?: { metadata?: ObjectMeta; spec?: Job["spec"] };
-    /** Other fields. */
     /** The time zone of `schedule`, e.g. `"Etc/UTC"`; unset: the controller's. */
     timeZone?: string;
+    /** Other fields. */
     [field: string]: unknown;
   };
   /** Observed state. */
@@ -714,9 +714,9 @@ export interface CronJob extends KubeObject {
     lastScheduleTime?: string;
     /** RFC 3339 time of the last successful run. */
     lastSuccessfulTime?: string;
-    /** Other fields. */
     /** The jobs running now. */
     active?: { name?: string; namespace?: string; [field: string]: unknown }[];
+    /** Other fields. */
     [field: string]: unknown;
   };
 }
