@@ -341,6 +341,7 @@ function handleEvent<T extends KubeObject>(
     );
     return undefined;
   }
+  const status = c.host.status;
   if (status.streak !== 0 && ev.type !== "BOOKMARK") status.applied();
   apply(c, ev);
   const target = c.target;

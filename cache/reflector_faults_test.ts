@@ -472,7 +472,7 @@ Deno.test("Reflector's skipped-kind log stays bounded whatever the number of kin
     "hang",
   ];
   await using r = reflectorOn(lw);
-  await until(() => r.reflector.health().skippedObjects === 1_000);
+  await eventually(() => r.reflector.health().skippedObjects === 1_000);
   const lines = r.statuses.map((s) => statusLine("deployments", s)).filter(
     (l) => l !== undefined,
   ).join("\n").split("\n").filter((l) =>
@@ -489,7 +489,7 @@ Deno.test("Reflector's skipped-kind log stays bounded whatever the number of kin
   assert.equal(typeof r.reflector.health().skippingSince, "number");
   // A minute later, new kinds are told again; an applied object ends the streak.
   await r.clock.step(61_000);
-  await until(() => r.store.ops.includes("add d@2000"));
+  await eventually(() => r.store.ops.includes("add d@2000"));
   assert.equal(r.reflector.health().skippingSince, undefined);
   assert.equal(r.reflector.health().skippedObjects, 1_000);
 });
