@@ -6,7 +6,7 @@
 
 import assert from "node:assert/strict";
 import { ConfigMaps } from "../api/resources.ts";
-import { listWatch } from "../api/listwatch.ts";
+import { listWatch } from "../api/resource_client.ts";
 import { newSharedIndexInformer } from "../cache/shared_informer.ts";
 import { FakeClock } from "../testing/fake_clock.ts";
 import { KubeConfig } from "./config.ts";
