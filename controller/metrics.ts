@@ -183,8 +183,14 @@ export abstract class Metric<S> {
    * of a controller that is gone.
    * @param labels the label values
    * @returns whether a series was removed
+   * @throws {TypeError} when `labels` is not an object
    */
   remove(labels: Labels): boolean {
+    if (typeof labels !== "object" || labels === null) {
+      throw new TypeError(
+        `${this.name}.remove: labels must be an object, got ${show(labels)}`,
+      );
+    }
     const key = this.labelNames.map((n) => labels[n]).join("\u0000");
     return this.#series.delete(key);
   }
@@ -223,9 +229,11 @@ export class CounterSeries {
   #value = 0;
   /**
    * Add `by` (default 1).
+   * @throws {TypeError} when `by` is not a number
    * @throws {RangeError} when `by` is negative or NaN
    */
   inc(by = 1): void {
+    checkNumber("Counter.inc", "by", by);
     if (!(by >= 0)) {
       throw new RangeError(`Counter.inc: by must be >= 0, got ${show(by)}`);
     }
@@ -267,6 +275,7 @@ export class Counter extends Metric<CounterSeries> {
   }
   /**
    * Add `by` (default 1) to the unlabelled series.
+   * @throws {TypeError} when `by` is not a number
    * @throws {RangeError} when `by` is negative or NaN
    */
   inc(by = 1): void {
@@ -295,16 +304,28 @@ export class Counter extends Metric<CounterSeries> {
  */
 export class GaugeSeries {
   #value = 0;
-  /** Set the value. */
+  /**
+   * Set the value.
+   * @throws {TypeError} when `value` is not a number
+   */
   set(value: number): void {
+    checkNumber("Gauge.set", "value", value);
     this.#value = value;
   }
-  /** Add `by` (default 1). */
+  /**
+   * Add `by` (default 1).
+   * @throws {TypeError} when `by` is not a number
+   */
   inc(by = 1): void {
+    checkNumber("Gauge.inc", "by", by);
     this.#value += by;
   }
-  /** Subtract `by` (default 1). */
+  /**
+   * Subtract `by` (default 1).
+   * @throws {TypeError} when `by` is not a number
+   */
   dec(by = 1): void {
+    checkNumber("Gauge.dec", "by", by);
     this.#value -= by;
   }
   /** The current value. */
@@ -340,15 +361,24 @@ export class Gauge extends Metric<GaugeSeries> {
   lines(s: GaugeSeries, labels: string): string[] {
     return [`${this.name}${labels} ${formatValue(s.get())}`];
   }
-  /** Set the unlabelled series. */
+  /**
+   * Set the unlabelled series.
+   * @throws {TypeError} when `value` is not a number
+   */
   set(value: number): void {
     this.only.set(value);
   }
-  /** Add `by` (default 1) to the unlabelled series. */
+  /**
+   * Add `by` (default 1) to the unlabelled series.
+   * @throws {TypeError} when `by` is not a number
+   */
   inc(by = 1): void {
     this.only.inc(by);
   }
-  /** Subtract `by` (default 1) from the unlabelled series. */
+  /**
+   * Subtract `by` (default 1) from the unlabelled series.
+   * @throws {TypeError} when `by` is not a number
+   */
   dec(by = 1): void {
     this.only.dec(by);
   }
@@ -386,8 +416,12 @@ export class HistogramSeries {
     this.#bounds = bounds;
     this.#counts = new Array(bounds.length + 1).fill(0);
   }
-  /** Record one observation (in the histogram's unit, seconds for `_seconds`). */
+  /**
+   * Record one observation (in the histogram's unit, seconds for `_seconds`).
+   * @throws {TypeError} when `value` is not a number
+   */
   observe(value: number): void {
+    checkNumber("Histogram.observe", "value", value);
     // Binary search for the first bound >= value (le: less or equal).
     let lo = 0;
     let hi = this.#bounds.length;
@@ -472,7 +506,10 @@ export class Histogram extends Metric<HistogramSeries> {
     out.push(`${this.name}_count${labels} ${s.count()}`);
     return out;
   }
-  /** Record one observation in the unlabelled series. */
+  /**
+   * Record one observation in the unlabelled series.
+   * @throws {TypeError} when `value` is not a number
+   */
   observe(value: number): void {
     this.only.observe(value);
   }
@@ -712,6 +749,19 @@ export class MetricsRegistry {
     const metric = make();
     this.#families.set(name, metric as Metric<unknown>);
     return metric;
+  }
+}
+
+/**
+ * A sample value must be a number: anything else would be written into the
+ * text as it stands (`"1"` turns a `_sum` of 0 into `01`) and spoil every
+ * later scrape.
+ */
+function checkNumber(call: string, name: string, value: unknown): void {
+  if (typeof value !== "number") {
+    throw new TypeError(
+      `${call}: ${name} must be a number, got ${show(value)}`,
+    );
   }
 }
 

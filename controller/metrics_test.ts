@@ -136,3 +136,47 @@ Deno.test("parsePrometheusText (the tests' judge) rejects what Prometheus reject
     assert.throws(() => parsePrometheusText(text), Error, text);
   }
 });
+
+Deno.test("MetricsRegistry series take only numbers: a string would be written into the text as it stands and spoil every later scrape", () => {
+  const r = new MetricsRegistry();
+  const g = r.gauge("g", "G.");
+  const h = r.histogram("h_seconds", "H.", { buckets: [1] });
+  const c = r.counter("c_total", "C.");
+  assert.throws(
+    () => g.set("3" as never),
+    {
+      name: "TypeError",
+      message: 'Gauge.set: value must be a number, got "3"',
+    },
+  );
+  assert.throws(() => g.inc("1" as never), /Gauge.inc: by must be a number/);
+  assert.throws(
+    () => g.dec(null as never),
+    /Gauge.dec: by must be a number, got null/,
+  );
+  assert.throws(
+    () => h.observe("1" as never),
+    {
+      name: "TypeError",
+      message: 'Histogram.observe: value must be a number, got "1"',
+    },
+  );
+  assert.throws(
+    () => c.inc("2" as never),
+    { name: "TypeError", message: 'Counter.inc: by must be a number, got "2"' },
+  );
+  assert.throws(() => c.inc(-1), { name: "RangeError" });
+  assert.throws(
+    () => g.remove(null as never),
+    /g.remove: labels must be an object, got null/,
+  );
+  g.set(NaN); // Prometheus takes NaN and ±Inf
+  h.observe(0.5);
+  const fams = parsePrometheusText(r.expose());
+  assert.equal(
+    fams.get("h_seconds")!.samples.find((s) => s.name === "h_seconds_sum")!
+      .value,
+    0.5,
+  );
+  assert.ok(Number.isNaN(fams.get("g")!.samples[0].value));
+});
