@@ -402,6 +402,7 @@ export class Manager implements AsyncDisposable {
     this.#unobserve();
     if (this.#stopped) await this.#stopped;
     else {
+      for (const c of this.#controllers) c.queue.shutDown();
       await Promise.all([...this.#recorders.values()].map((r) => r.close()));
       await this.factory.shutdown();
     }
@@ -542,6 +543,10 @@ export class Manager implements AsyncDisposable {
       signal.removeEventListener("abort", onAbort);
       draining.abort();
       await workers?.catch(() => {});
+      // Keys waiting out a requeueAfter or a backoff hold a timer: drop
+      // them, or the process stays alive after run() (controller-runtime
+      // shuts the queue down when a controller stops).
+      for (const c of this.#controllers) c.queue.shutDown();
       graceTimer.abort();
       informerStop.abort();
       await this.factory.shutdown();

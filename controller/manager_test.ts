@@ -11,6 +11,7 @@ import { formatMicroTime } from "../leaderelection/lease_lock.ts";
 import { LeadershipLostError, Manager } from "./manager.ts";
 import { parsePrometheusText } from "./_prom_text_test_util.ts";
 import { TestCluster } from "./_test_util.ts";
+import { FakeClock } from "../testing/fake_clock.ts";
 
 /** fetch that the test's settle() can wait for. */
 async function get(url: string): Promise<{ status: number; body: string }> {
@@ -366,4 +367,43 @@ Deno.test("Manager checks its arguments at the call and runs once", async () => 
     /the manager has started/,
   );
   await run.stop();
+});
+
+Deno.test("Manager: keys waiting out a requeueAfter or a backoff when run() ends leave no timer behind (the process can exit)", async () => {
+  await using c = await TestCluster.start();
+  for (const name of ["later", "failing"]) {
+    c.server.create(ConfigMaps, { metadata: { name, namespace: "default" } });
+  }
+  // The manager's own clock: whatever still sleeps on it after run() is a
+  // timer that would keep a real process alive (the test sanitizer does
+  // not count timers).
+  const clock = new FakeClock(c.clock.now());
+  await using manager = new Manager(c.client(), { clock, onError: () => {} });
+  const seen = new Set<string>();
+  const both = Promise.withResolvers<void>();
+  const controller = manager.controller("cm", ConfigMaps).complete((req) => {
+    seen.add(req.name);
+    if (seen.size === 2) both.resolve();
+    if (req.name === "failing") throw new Error("retried in a while");
+    return { requeueAfter: 3_600_000 };
+  });
+  const stop = new AbortController();
+  const running = manager.run(stop.signal);
+  let settled = false;
+  running.finally(() => (settled = true)).catch(() => {});
+  while (seen.size < 2) {
+    await c.settle();
+    await clock.step(1_000);
+  }
+  await both.promise;
+  await c.settle(); // the worker has handled both outcomes
+  stop.abort();
+  while (!settled) {
+    await c.settle();
+    await clock.step(1_000);
+  }
+  await running;
+  assert.equal(clock.waiters(), 0, "timers left after run()");
+  controller.enqueue({ namespace: "default", name: "later" });
+  assert.equal(controller.queue.len(), 0, "the queue is shut down");
 });
