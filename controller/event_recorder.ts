@@ -111,7 +111,8 @@ interface Pending {
  *
  * 1. **aggregate**: the 10th distinct message with the same (object, type,
  *    reason) within 10 minutes becomes one Event whose message starts
- *    `(combined from similar events): `;
+ *    `(combined from similar events): `, and so does each new message
+ *    after it; one of the 9 kept since is recorded on its own;
  * 2. **deduplicate**: the same (object, type, reason, message) within 10
  *    minutes of the last one raises `count` and `lastTimestamp` of the
  *    existing Event with a PATCH instead of creating a new one;
@@ -246,11 +247,13 @@ export class EventRecorder implements AsyncDisposable {
       this.#record(obj, type, reason, message);
     } catch (err) {
       this.#stats.dropped++;
-      console.warn(
-        `EventRecorder ${this.component}: event dropped: ${
-          err instanceof Error ? err.message : String(err)
-        }`,
-      );
+      let why = "an input could not be read";
+      try {
+        why = err instanceof Error ? err.message : String(err);
+      } catch {
+        // a thrown value that cannot be printed: event() still returns
+      }
+      console.warn(`EventRecorder ${this.component}: event dropped: ${why}`);
     }
   }
 
@@ -345,6 +348,10 @@ export class EventRecorder implements AsyncDisposable {
     this.#aggregates.set(aggregateKey, agg);
     let key = `${aggregateKey}\u0000${message}`;
     if (agg.messages.size >= AGGREGATE_MAX_EVENTS) {
+      // Keep the set below the limit (client-go `localKeys.PopAny`; here
+      // the oldest goes): it stays small however many distinct messages
+      // come, and a message still in it passes on uncombined.
+      agg.messages.delete(agg.messages.values().next().value!);
       key = aggregateKey;
       message = `(combined from similar events): ${message}`;
     }

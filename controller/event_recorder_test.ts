@@ -201,3 +201,50 @@ Deno.test("new EventRecorder checks its arguments at the call", () => {
     /opts.maxQueued must be an integer >= 1, got 0/,
   );
 });
+
+Deno.test("EventRecorder: combining forgets one message, as client-go's aggregator does, so a recent message is still recorded on its own and the set stays small", async () => {
+  await using s = await setup();
+  const { c, cm, recorder } = s;
+  for (let i = 1; i <= 10; i++) {
+    recorder.event(cm, "Warning", "Failed", `attempt ${i} failed`);
+  }
+  // A message among the 9 kept: its own Event again, count 2.
+  recorder.event(cm, "Warning", "Failed", "attempt 5 failed");
+  await recorder.flush();
+  const events = c.server.list(Events, "default");
+  const own = events.filter((e) => e.message === "attempt 5 failed");
+  assert.equal(own.length, 1);
+  assert.equal(own[0].count, 2);
+  const combined = events.filter((e) =>
+    e.message!.startsWith("(combined from similar events): ")
+  );
+  assert.equal(combined.length, 1);
+  assert.equal(combined[0].count, 1);
+});
+
+Deno.test("EventRecorder.event() returns even when what it was given throws something that cannot be printed", () => {
+  const recorder = new EventRecorder(
+    { create: () => Promise.reject(), patch: () => Promise.reject() } as never,
+    { component: "c" },
+  );
+  const unprintable = {
+    toString(): string {
+      throw new Error("no");
+    },
+  };
+  const hostile = {
+    get metadata(): never {
+      throw unprintable;
+    },
+  };
+  const warn = console.warn;
+  const said: string[] = [];
+  console.warn = (m: string) => said.push(m);
+  try {
+    recorder.event(hostile as never, "Normal", "R", "m");
+  } finally {
+    console.warn = warn;
+  }
+  assert.equal(recorder.stats().dropped, 1);
+  assert.match(said[0], /event dropped/);
+});
