@@ -71,7 +71,7 @@ function rows(
   { client, queue, lock, signal, callbacks }: ReturnType<typeof fixtures>,
 ): Row[] {
   return [
-    // KubeClient verbs (list and watch return Promises: they reject)
+    // KubeClient verbs (each returns a Promise: a bad argument rejects it)
     [
       () => client.list(Pods, "default"),
       TypeError,
@@ -336,6 +336,11 @@ Deno.test("public calls throw at the call, naming the call, the parameter and th
     let thrown: unknown;
     try {
       const result = call();
+      // A verb that returns a Promise reports a bad argument by rejecting
+      // it, never by throwing before the caller has a Promise to catch.
+      if (message.startsWith("KubeClient.")) {
+        assert.ok(result instanceof Promise, `threw synchronously: ${message}`);
+      }
       if (result instanceof Promise) await result;
     } catch (err) {
       thrown = err;

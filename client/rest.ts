@@ -516,14 +516,14 @@ export class KubeClient implements ResourceClient, AsyncDisposable {
    * @returns the object
    * @throws {StatusError} e.g. 404 NotFound ({@link isNotFound})
    */
-  get<T extends KubeObject>(
+  async get<T extends KubeObject>(
     type: ResourceType<T>,
     name: string,
     opts: GetOptions = {},
   ): Promise<T> {
     checkVerb("KubeClient.get", type, opts, { value: name });
     const path = this.#objectPath(type, name, opts.namespace);
-    return this.request<T>("GET", path, opts);
+    return await this.request<T>("GET", path, opts);
   }
 
   /**
@@ -623,7 +623,7 @@ export class KubeClient implements ResourceClient, AsyncDisposable {
    * @returns the created object as stored
    * @throws {StatusError} e.g. 409 AlreadyExists ({@link isAlreadyExists})
    */
-  create<T extends KubeObject>(
+  async create<T extends KubeObject>(
     type: ResourceType<T>,
     obj: T,
     opts: WriteOptions = {},
@@ -632,7 +632,7 @@ export class KubeClient implements ResourceClient, AsyncDisposable {
     checkObject("KubeClient.create", "obj", obj);
     const ns = opts.namespace ?? obj.metadata?.namespace;
     const path = this.#collectionPath(type, this.#namespace(type, ns));
-    return this.request<T>("POST", path, {
+    return await this.request<T>("POST", path, {
       ...opts,
       query: writeQuery(opts),
       body: withTypeMeta(type, obj),
@@ -650,7 +650,7 @@ export class KubeClient implements ResourceClient, AsyncDisposable {
    * @throws {StatusError} e.g. 409 Conflict, 404 NotFound
    * @throws {TypeError} when `obj.metadata.name` is missing
    */
-  update<T extends KubeObject>(
+  async update<T extends KubeObject>(
     type: ResourceType<T>,
     obj: T,
     opts: WriteOptions = {},
@@ -665,7 +665,7 @@ export class KubeClient implements ResourceClient, AsyncDisposable {
     }
     const ns = opts.namespace ?? obj.metadata.namespace;
     const path = this.#objectPath(type, name, ns);
-    return this.request<T>("PUT", path, {
+    return await this.request<T>("PUT", path, {
       ...opts,
       query: writeQuery(opts),
       body: withTypeMeta(type, obj),
@@ -683,7 +683,7 @@ export class KubeClient implements ResourceClient, AsyncDisposable {
    * @returns the patched object
    * @throws {StatusError} e.g. 422 Invalid, 404 NotFound
    */
-  patch<T extends KubeObject>(
+  async patch<T extends KubeObject>(
     type: ResourceType<T>,
     name: string,
     patch: unknown,
@@ -717,7 +717,7 @@ export class KubeClient implements ResourceClient, AsyncDisposable {
     const query = writeQuery({ ...opts, fieldManager });
     if (opts.force !== undefined) query.set("force", String(opts.force));
     const path = this.#objectPath(type, name, opts.namespace);
-    return this.request<T>("PATCH", path, {
+    return await this.request<T>("PATCH", path, {
       ...opts,
       query,
       body: patch,
@@ -735,7 +735,7 @@ export class KubeClient implements ResourceClient, AsyncDisposable {
    * @returns the server's Status or the object
    * @throws {StatusError} e.g. 404 NotFound, 409 Conflict on a failed precondition
    */
-  delete<T extends KubeObject>(
+  async delete<T extends KubeObject>(
     type: ResourceType<T>,
     name: string,
     opts: DeleteOptions = {},
@@ -747,7 +747,7 @@ export class KubeClient implements ResourceClient, AsyncDisposable {
     const hasBody = propagationPolicy !== undefined ||
       gracePeriodSeconds !== undefined || preconditions !== undefined ||
       dryRun;
-    return this.request<T | Status>("DELETE", path, {
+    return await this.request<T | Status>("DELETE", path, {
       ...opts,
       body: hasBody
         ? {
