@@ -313,13 +313,18 @@ Deno.test({
           caData: tls ? pki.ca : undefined,
         }),
       );
-      const before = new Set((await procNetTcp())!.map((f) => f[1]));
+      // A socket is its local and remote address: a local port alone may be
+      // one a closed connection (TIME_WAIT) of another process still shows.
+      const before = new Set(
+        (await procNetTcp())!.map((f) => `${f[1]} ${f[2]}`),
+      );
       const ctrl = new AbortController();
       const events = await client.watch(ConfigMaps, { signal: ctrl.signal });
       // The watch's socket: established (01) to the server's port, new.
       const port = hex4(Number(new URL(server.url).port));
       const mine = (await procNetTcp())!.filter((f) =>
-        f[2].endsWith(`:${port}`) && f[3] === "01" && !before.has(f[1])
+        f[2].endsWith(`:${port}`) && f[3] === "01" &&
+        !before.has(`${f[1]} ${f[2]}`)
       );
       assert.equal(mine.length, 1, `tls ${tls}: ${JSON.stringify(mine)}`);
       // Timer 2 on an idle established socket is the keep-alive timer.
