@@ -117,7 +117,6 @@ const ROOT_EXPORTS = [
   "Lease",
   "Leases",
   "ListCallOptions",
-  "ListHooks",
   "ListMeta",
   "ListOptions",
   "ListWatchOptions",

@@ -54,6 +54,19 @@ export interface ListOptions {
   allowWatchBookmarks?: boolean;
   /** Watch-list: stream the current state as ADDED events before changes. */
   sendInitialEvents?: boolean;
+  /**
+   * Of a list, and not sent to the server: called at most once with the
+   * list's metadata (`resourceVersion`, `continue`) as soon as the response
+   * has delivered it, before the items are decoded (the API server writes a
+   * list's metadata before its items). The Reflector's pager requests the
+   * next page from here, so that page travels while this one is still
+   * being read and decoded. It rides in the options so that a wrapper
+   * passing them on keeps it. Optional to honour: a ListerWatcher that
+   * cannot tell the metadata early ignores it (the Reflector then pages one
+   * request at a time). Not called when the metadata comes after the items,
+   * or the list fails before it arrives.
+   */
+  onListMeta?: (metadata: ListMeta) => void;
 }
 
 /**
@@ -216,39 +229,6 @@ export function hasNextBatch<T>(
 export type ListMeta = ObjectList<unknown>["metadata"];
 
 /**
- * What a list call reports before it resolves (the third argument of
- * {@link ListerWatcher.list}; `KubeClient.list` takes it as
- * {@link ResourceRequestOptions.onListMeta}).
- *
- * @example See a list's resourceVersion before its items
- * ```ts
- * import { ConfigMaps, KubeClient, KubeConfig, listWatch, type ListHooks, type ListMeta } from "@kubecache/core";
- * import { FakeApiServer } from "@kubecache/core/testing";
- * import assert from "node:assert/strict";
- *
- * await using server = await FakeApiServer.start();
- * server.create(ConfigMaps, { metadata: { name: "a", namespace: "default" } });
- * await using client = new KubeClient(KubeConfig.fromOptions({ server: server.url }));
- * let early: ListMeta | undefined;
- * const hooks: ListHooks = { onListMeta: (meta) => early = meta };
- * const list = await listWatch(client, ConfigMaps).list({}, undefined, hooks);
- * assert.equal(early?.resourceVersion, list.metadata.resourceVersion); // told before the items were decoded
- * ```
- */
-export interface ListHooks {
-  /**
-   * Called at most once, with the list's metadata (`resourceVersion`,
-   * `continue`), as soon as the response has delivered it and before the
-   * items are decoded: the API server writes a list's metadata before its
-   * items. The Reflector's pager requests the next page from here, so the
-   * next page travels while this one is still arriving and being decoded.
-   * Not called when the metadata comes after the items, or the list fails
-   * before it arrives.
-   */
-  onListMeta?: (metadata: ListMeta) => void;
-}
-
-/**
  * The apiVersion and kind a Reflector expects every watched object to have (client-go's expected GVK).
  *
  * @example Skip objects of another kind
@@ -311,14 +291,14 @@ export interface ListerWatcher<T extends KubeObject = KubeObject> {
    */
   readonly expectedType?: ExpectedType;
   /**
-   * List objects (one page when `opts.limit` is set). `hooks` are optional
-   * to honour: a ListerWatcher that cannot tell a list's metadata before its
-   * items may ignore them (the Reflector then pages one request at a time).
+   * List objects (one page when `opts.limit` is set). A wrapper that
+   * forwards `opts` (as `{ ...opts }` or as is) keeps its
+   * {@link ListOptions.onListMeta}, which lets the Reflector request the
+   * next page early.
    */
   list(
     opts: ListOptions,
     signal?: AbortSignal,
-    hooks?: ListHooks,
   ): Promise<ObjectList<T>>;
   /**
    * Start a watch. The returned iterable yields events until the server ends

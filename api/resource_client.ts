@@ -15,7 +15,6 @@ import {
   type BatchWatchIterator,
   hasNextBatch,
   type ListerWatcher,
-  type ListHooks,
   type ListOptions,
   type ObjectList,
   type WatchEvent,
@@ -68,8 +67,6 @@ export interface ResourceRequestOptions extends ListOptions {
    * list is held (see {@link ListWatchOptions.transform}).
    */
   mapItem?: (item: KubeObject) => KubeObject;
-  /** Of a list: see {@link ListHooks.onListMeta}. */
-  onListMeta?: ListHooks["onListMeta"];
 }
 
 /**
@@ -203,14 +200,12 @@ function filteredListWatch<T extends KubeObject>(
     opts: ListOptions,
     signal: AbortSignal | undefined,
     accept: string | undefined,
-    hooks?: ListHooks,
   ) => {
     const merged: ResourceRequestOptions = { ...opts, signal };
     if (filters.namespace) merged.namespace = filters.namespace;
     if (filters.labelSelector) merged.labelSelector = filters.labelSelector;
     if (filters.fieldSelector) merged.fieldSelector = filters.fieldSelector;
     if (accept) merged.accept = accept;
-    if (hooks?.onListMeta) merged.onListMeta = hooks.onListMeta;
     return merged;
   };
   const selectors = [filters.labelSelector, filters.fieldSelector].filter(
@@ -246,8 +241,8 @@ function filteredListWatch<T extends KubeObject>(
     return {
       description,
       expectedType,
-      list: (opts, signal, hooks) =>
-        client.list(t, withFilters(opts, signal, accept?.list, hooks)),
+      list: (opts, signal) =>
+        client.list(t, withFilters(opts, signal, accept?.list)),
       watch: (opts, signal) =>
         client.watch(t, withFilters(opts, signal, accept?.watch)),
     };
@@ -255,9 +250,9 @@ function filteredListWatch<T extends KubeObject>(
   return {
     description,
     expectedType,
-    list: (opts, signal, hooks) =>
+    list: (opts, signal) =>
       client.list(t, {
-        ...withFilters(opts, signal, accept?.list, hooks),
+        ...withFilters(opts, signal, accept?.list),
         mapItem: transform as unknown as (item: KubeObject) => KubeObject,
       }),
     watch: async (opts, signal) =>

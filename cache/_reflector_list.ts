@@ -102,12 +102,14 @@ class Pager<T extends KubeObject> {
 
   #request(opts: ListOptions): PageRequest<T> {
     const req: PageRequest<T> = { opts, page: undefined! };
-    req.page = this.#lw.list({ ...opts }, this.#signal, {
+    // The hook rides in the options, so a wrapper forwarding them keeps it.
+    req.page = this.#lw.list({
+      ...opts,
       onListMeta: (meta) => {
         req.token = meta.continue;
         if (req === this.#current) this.#requestAhead(req);
       },
-    });
+    }, this.#signal);
     // A page requested ahead may fail before it is awaited (or never be):
     // its awaiter still sees the rejection.
     req.page.catch(() => {});

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { listPages } from "./_reflector_list.ts";
 import type {
   ListerWatcher,
-  ListHooks,
+  ListMeta,
   ListOptions,
   ObjectList,
 } from "../api/listwatch.ts";
@@ -14,11 +14,11 @@ import type { KubeObject } from "../api/object.ts";
 import { StatusError } from "../api/errors.ts";
 import { status } from "./_reflector_test_util.ts";
 
-/** One list call: its options, signal, and the means to answer it. */
+/** One list call: its options (but the hook), signal, hook, and the means to answer it. */
 interface Call {
   opts: ListOptions;
   signal?: AbortSignal;
-  hooks?: ListHooks;
+  onListMeta?: (meta: ListMeta) => void;
   answer: PromiseWithResolvers<ObjectList<KubeObject>>;
 }
 
@@ -28,10 +28,10 @@ class ManualLW implements ListerWatcher {
   list(
     opts: ListOptions,
     signal?: AbortSignal,
-    hooks?: ListHooks,
   ): Promise<ObjectList<KubeObject>> {
     const answer = Promise.withResolvers<ObjectList<KubeObject>>();
-    this.calls.push({ opts, signal, hooks, answer });
+    const { onListMeta, ...rest } = opts;
+    this.calls.push({ opts: rest, signal, onListMeta, answer });
     return answer.promise;
   }
   watch(): never {
@@ -61,14 +61,14 @@ Deno.test("listPages requests the next page once the current page's head tells i
   );
   assert.equal(lw.calls.length, 1);
   // Page 1's head: the next page is requested at once.
-  lw.calls[0].hooks!.onListMeta!({ resourceVersion: "7", continue: "c1" });
+  lw.calls[0].onListMeta!({ resourceVersion: "7", continue: "c1" });
   assert.deepEqual(lw.calls.map((c) => c.opts), [
     { resourceVersion: "0", limit: 2 },
     { continue: "c1", limit: 2 },
   ]);
   // Page 2's head arrives before page 1 is done: page 3 waits until page 2
   // is the page being read (one page ahead at most).
-  lw.calls[1].hooks!.onListMeta!({ resourceVersion: "7", continue: "c2" });
+  lw.calls[1].onListMeta!({ resourceVersion: "7", continue: "c2" });
   assert.equal(lw.calls.length, 2);
   lw.calls[0].answer.resolve(page(["a", "b"], "c1"));
   await settle();
@@ -76,7 +76,7 @@ Deno.test("listPages requests the next page once the current page's head tells i
     { continue: "c2", limit: 2 },
   ]);
   lw.calls[1].answer.resolve(page(["c", "d"], "c2"));
-  lw.calls[2].hooks!.onListMeta!({ resourceVersion: "7", continue: "" });
+  lw.calls[2].onListMeta!({ resourceVersion: "7", continue: "" });
   lw.calls[2].answer.resolve(page(["e"]));
   const list = await done;
   assert.equal(lw.calls.length, 3);
@@ -118,7 +118,7 @@ Deno.test("listPages aborts the page requested ahead when the current page fails
     { pageSize: 0, keepPaging: false },
     new AbortController().signal,
   );
-  lw.calls[0].hooks!.onListMeta!({ resourceVersion: "7", continue: "c1" });
+  lw.calls[0].onListMeta!({ resourceVersion: "7", continue: "c1" });
   assert.equal(lw.calls.length, 2);
   const ahead = lw.calls[1];
   assert.equal(ahead.signal!.aborted, false);
@@ -139,7 +139,7 @@ Deno.test("listPages falls back to one full list when the page requested ahead a
     { pageSize: 1, keepPaging: false },
     new AbortController().signal,
   );
-  lw.calls[0].hooks!.onListMeta!({ resourceVersion: "5", continue: "c1" });
+  lw.calls[0].onListMeta!({ resourceVersion: "5", continue: "c1" });
   // The page requested ahead fails before it is awaited.
   lw.calls[1].answer.reject(new StatusError(status(410, "Expired")));
   await settle();
@@ -163,7 +163,7 @@ Deno.test("listPages does not use a page requested ahead for another token", asy
   );
   // A head that disagrees with the page's final metadata (never from a
   // real server): the page's own token wins.
-  lw.calls[0].hooks!.onListMeta!({ continue: "early" });
+  lw.calls[0].onListMeta!({ continue: "early" });
   lw.calls[0].answer.resolve(page(["a"], "final"));
   await settle();
   assert.deepEqual(lw.calls.map((c) => c.opts.continue), [
@@ -175,4 +175,31 @@ Deno.test("listPages does not use a page requested ahead for another token", asy
   lw.calls[2].answer.resolve(page(["b"]));
   await done;
   assert.equal(lw.calls[1].signal!.aborted, true);
+});
+
+Deno.test("listPages through a wrapper that forwards (options, signal) still requests the next page early: the hook rides in the options", async () => {
+  const lw = new ManualLW();
+  const seen: ListOptions[] = [];
+  // What a user's (or a benchmark's) wrapper does: pass the two documented
+  // arguments on.
+  const wrapped: ListerWatcher = {
+    list: (opts, signal) => {
+      seen.push(opts);
+      return lw.list(opts, signal);
+    },
+    watch: () => lw.watch(),
+  };
+  const done = listPages(
+    wrapped,
+    "0",
+    { pageSize: 0, keepPaging: false },
+    new AbortController().signal,
+  );
+  assert.equal(typeof seen[0].onListMeta, "function");
+  lw.calls[0].onListMeta!({ resourceVersion: "7", continue: "c1" });
+  assert.equal(lw.calls.length, 2); // requested before page 1 resolved
+  lw.calls[0].answer.resolve(page(["a"], "c1"));
+  lw.calls[1].onListMeta!({ resourceVersion: "7", continue: "" });
+  lw.calls[1].answer.resolve(page(["b"]));
+  assert.deepEqual((await done).items.map((o) => o.metadata.name), ["a", "b"]);
 });

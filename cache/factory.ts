@@ -463,7 +463,7 @@ export class SharedInformerFactory implements AsyncDisposable {
     return {
       description: lw.description,
       expectedType: lw.expectedType,
-      list: (o, signal, hooks) => lw.list(tweaked(o), signal, hooks),
+      list: (o, signal) => lw.list(tweaked(o), signal),
       watch: (o, signal) => lw.watch(tweaked(o), signal),
     };
   }

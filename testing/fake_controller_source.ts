@@ -107,7 +107,10 @@ interface Snapshot<T> {
  */
 export class FakeControllerSource<T extends KubeObject = KubeObject>
   implements ListerWatcher<T> {
-  /** Options of every `list` call, in order, failed ones included. */
+  /**
+   * Options of every `list` call, in order, failed ones included, as a
+   * server would get them (without `onListMeta`, which this source ignores).
+   */
   readonly listCalls: ListOptions[] = [];
   /** Options of every `watch` call, in order, failed ones included. */
   readonly watchCalls: ListOptions[] = [];
@@ -269,7 +272,8 @@ export class FakeControllerSource<T extends KubeObject = KubeObject>
    * at a compacted resourceVersion; 504 for a resourceVersion in the future
    */
   list(opts: ListOptions, signal?: AbortSignal): Promise<ObjectList<T>> {
-    this.listCalls.push({ ...opts });
+    const { onListMeta: _ignored, ...request } = opts;
+    this.listCalls.push(request);
     try {
       signal?.throwIfAborted();
       this.#takeFailure("list");
