@@ -123,6 +123,22 @@ Deno.test("KubeConfig.fromOptions({ impersonate }) sends the headers; a user is 
     (err) =>
       err instanceof KubeConfigError && /through a proxy-url/.test(err.message),
   );
+  // Nor through a proxy of the environment, which fetch would follow.
+  const saved = Deno.env.get("HTTPS_PROXY");
+  Deno.env.set("HTTPS_PROXY", "http://127.0.0.1:3128");
+  try {
+    assert.throws(
+      () =>
+        new KubeClient(KubeConfig.fromOptions({
+          server: server.url,
+          impersonate: { user: "u", groups: ["a", "b"] },
+        })),
+      /through a proxy of the environment/,
+    );
+  } finally {
+    if (saved === undefined) Deno.env.delete("HTTPS_PROXY");
+    else Deno.env.set("HTTPS_PROXY", saved);
+  }
   assert.throws(
     () =>
       KubeConfig.fromOptions({

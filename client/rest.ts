@@ -441,8 +441,8 @@ export class KubeClient implements ResourceClient, AsyncDisposable {
    * @throws {TypeError} when `config` is not a {@link KubeConfig}
    * @throws {RangeError} when `timeoutMs` is negative
    * @throws {KubeConfigError} when the config impersonates several groups
-   * or extra values through a `proxyUrl` (they cannot be sent as separate
-   * header lines there)
+   * or extra values through a `proxyUrl` or a proxy of the environment
+   * (they cannot be sent as separate header lines there)
    */
   constructor(config: KubeConfig, opts: KubeClientOptions = {}) {
     // Checked by shape, not instanceof: two copies of the module (a local

@@ -19,7 +19,12 @@ import { RequestTimeoutError, StatusError } from "../api/errors.ts";
 import type { Authenticator } from "./auth.ts";
 import { type KubeConfig, KubeConfigError, type TlsConfig } from "./config.ts";
 import { explainConnectError } from "./_connect_error.ts";
-import { streamGet, WatchTransport } from "./_http1_stream.ts";
+import {
+  envProxyApplies,
+  readableEnv,
+  streamGet,
+  WatchTransport,
+} from "./_http1_stream.ts";
 import { impersonationHeaders } from "./_impersonate.ts";
 import { CertFiles } from "./_cert_files.ts";
 import { concat, parseJson } from "./list_decoder.ts";
@@ -190,7 +195,7 @@ export class HttpTransport {
    * @param config the server, its TLS settings, impersonation
    * @param opts clock, timeout, credentials, user agent, watch reading
    * @throws {KubeConfigError} when the config impersonates several groups
-   * or extra values through a `proxyUrl`
+   * or extra values through a `proxyUrl` or a proxy of the environment
    */
   constructor(config: KubeConfig, opts: HttpTransportOptions) {
     this.#config = config;
@@ -202,10 +207,19 @@ export class HttpTransport {
     this.#impersonationRepeats =
       new Set(this.#impersonation.map(([name]) => name)).size <
         this.#impersonation.length;
-    if (this.#impersonationRepeats && config.proxyUrl) {
-      throw new KubeConfigError(
-        "Cannot impersonate several groups or extra values through a proxy-url: Deno's fetch joins repeated headers into one, which the API server reads as one group or value",
-      );
+    if (this.#impersonationRepeats) {
+      // Such requests go over a socket of their own, which knows no proxy.
+      const env = readableEnv();
+      const via = config.proxyUrl
+        ? "a proxy-url"
+        : env !== null && envProxyApplies(new URL(config.server), env)
+        ? "a proxy of the environment (HTTPS_PROXY, HTTP_PROXY or ALL_PROXY; exempt the server with NO_PROXY)"
+        : undefined;
+      if (via !== undefined) {
+        throw new KubeConfigError(
+          `Cannot impersonate several groups or extra values through ${via}: Deno's fetch joins repeated headers into one, which the API server reads as one group or value`,
+        );
+      }
     }
     this.#observe = opts.observe;
     this.#watchTransport = new WatchTransport(
