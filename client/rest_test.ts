@@ -844,11 +844,11 @@ Deno.test("KubeClient.update() and get() reject a missing name before any reques
   await using env = await setup();
   const { server, client } = env;
   const before = server.requests.length;
-  assert.throws(
-    () => client.update(CMs, { metadata: { namespace: "default" } }),
+  await assert.rejects(
+    client.update(CMs, { metadata: { namespace: "default" } }),
     TypeError,
   );
-  assert.throws(() => client.get(CMs, ""), TypeError);
+  await assert.rejects(client.get(CMs, ""), TypeError);
   assert.equal(server.requests.length, before);
 });
 
