@@ -123,7 +123,8 @@ Deno.test("KubeClient.list() through listWatch() tells a page's continue token b
     const lw = listWatch(client, Pods);
     let second: Promise<{ items: unknown[] }> | undefined;
     const heads: ListMeta[] = [];
-    const first = await lw.list({ limit: 1 }, undefined, {
+    const first = await lw.list({
+      limit: 1,
       onListMeta: (meta) => {
         heads.push(meta);
         second = lw.list({ limit: 1, continue: meta.continue });
