@@ -6,9 +6,11 @@
  * object types, {@link SharedInformerFactory} with its informers and
  * listers (everything of `@kubecache/core/cache`), the errors the server
  * answers ({@link StatusError} and its predicates), and the work queue
- * (everything of `@kubecache/core/workqueue`). Leader election, test aids
- * and the CLI have their own entry points (`./leaderelection`, `./testing`,
- * `./cli`); discovery and authentication plumbing are in `./client`.
+ * (everything of `@kubecache/core/workqueue`). Leader election, the
+ * controller runtime, test aids, the CLI and the typed-resource generator
+ * have their own entry points (`./leaderelection`, `./controller`,
+ * `./testing`, `./cli`, `./gen`); discovery and authentication plumbing are
+ * in `./client`.
  *
  * @example Watch config maps through a shared informer, reconcile from the lister
  * ```ts

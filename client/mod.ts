@@ -1,5 +1,6 @@
 /**
- * A small Kubernetes REST/watch client over the global `fetch`:
+ * A small Kubernetes REST/watch client over the global `fetch` (a watch
+ * reads an HTTP/1.1 socket of its own unless a proxy is in the way):
  * {@link KubeConfig} reads a kubeconfig (or in-cluster config, or options),
  * {@link KubeClient} gets, lists, watches and writes objects of any
  * {@link ResourceType}, throwing a {@link StatusError} for what the server
