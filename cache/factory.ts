@@ -396,9 +396,10 @@ export class SharedInformerFactory implements AsyncDisposable {
   }
 
   /**
-   * Wait until every started informer has synced (polling every 100 ms).
+   * Wait until every started informer has synced (woken by each
+   * informer's own sync notification, as {@link waitForCacheSync} is).
    * Each type maps to `true` when all its started informers synced, `false`
-   * when `signal` aborted first.
+   * when `signal` aborted first or an informer stopped before it synced.
    *
    * @param signal stops waiting
    * @throws {TypeError} (as a rejection) when `signal` is not an AbortSignal
