@@ -82,20 +82,31 @@ export function withProgress<T extends KubeObject>(
   lw: ListerWatcher<T>,
   progress: ListProgress,
 ): ListerWatcher<T> {
+  // The Reflector requests the next page while the current one is read, so
+  // a short last page can arrive before a long one requested earlier:
+  // pages are counted in the order they were requested.
+  let counted: Promise<unknown> = Promise.resolve();
   return {
     description: lw.description,
     expectedType: lw.expectedType,
-    async list(opts, signal) {
+    list(opts, signal) {
       if (opts.resourceVersion === "0" && !opts.continue) {
         opts = { ...opts, resourceVersion: undefined };
       }
-      const page = await lw.list(opts, signal);
-      progress.page(page.items.length, {
-        first: !opts.continue,
-        remaining: page.metadata.remainingItemCount,
-        more: Boolean(page.metadata.continue),
-      });
-      return page;
+      const first = !opts.continue;
+      const pending = lw.list(opts, signal);
+      const turn = (first ? Promise.resolve() : counted)
+        .then(() => pending)
+        .then((page) => {
+          progress.page(page.items.length, {
+            first,
+            remaining: page.metadata.remainingItemCount,
+            more: Boolean(page.metadata.continue),
+          });
+          return page;
+        });
+      counted = turn.catch(() => {});
+      return turn;
     },
     watch: (opts, signal) => lw.watch(opts, signal),
   };

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { ListProgress, withProgress } from "./progress.ts";
 import type { ListerWatcher, ObjectList } from "../api/listwatch.ts";
 import type { KubeObject } from "../api/object.ts";
+import { nextTurn } from "../testing/turns.ts";
 
 /** A ListProgress for "pods" writing into `out`. */
 function progressInto(out: string[], enabled: boolean): ListProgress {
@@ -60,4 +61,37 @@ Deno.test("ListProgress stays silent when disabled or for a single page", async 
   single.done();
   assert.deepEqual(out, []);
   assert.equal(single.loaded, 10);
+});
+
+Deno.test("withProgress() counts pages in the order they were requested when a page requested ahead arrives first", async () => {
+  const out: string[] = [];
+  const progress = progressInto(out, true);
+  const source = pagedSource(1200, 500);
+  // Page 2 (500 items) is held until page 3 (200 items), requested while
+  // page 2 was being read, has arrived.
+  let release!: () => void;
+  const held = new Promise<void>((r) => release = r);
+  const lw = withProgress<KubeObject>({
+    list: async (opts) => {
+      const page = await source.list(opts);
+      if (opts.continue === "500") await held;
+      return page;
+    },
+    watch: source.watch,
+  }, progress);
+  await lw.list({ limit: 500 });
+  const second = lw.list({ limit: 500, continue: "500" });
+  let thirdArrived = false;
+  const third = lw.list({ limit: 500, continue: "1000" });
+  source.list({ continue: "1000" }).then(() => thirdArrived = true);
+  await nextTurn();
+  assert.equal(thirdArrived, true); // page 3's answer is in, page 2's is not
+  release();
+  const pages = await Promise.all([second, third]);
+  assert.deepEqual(pages.map((p) => p.items.length), [500, 200]);
+  assert.deepEqual(out.map((l) => l.replace("\r\x1b[2K", "")), [
+    "Loading pods: 500 of 1,200",
+    "Loading pods: 1,000 of 1,200",
+    "Loading pods: 1,200",
+  ]);
 });
