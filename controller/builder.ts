@@ -554,6 +554,11 @@ export class Controller {
     return this.#queue;
   }
 
+  /** @internal Reconciles running now. */
+  get inFlight(): number {
+    return this.#m.active.with({ controller: this.name }).get();
+  }
+
   /** @internal The informers this controller reads. */
   get informers(): readonly {
     type: ResourceType;

@@ -152,7 +152,9 @@ export class LeadershipLostError extends Error {
  * 3. when `signal` aborts: workers take no new keys; reconciles in flight
  *    may finish within `gracefulShutdownTimeout` (then their `ctx.signal`
  *    aborts and they are awaited); the Lease is released (it is renewed
- *    until then); informers, recorders and servers stop; `run()` resolves;
+ *    until then); informers, recorders and servers stop; `run()` resolves.
+ *    A reconcile still running 1 s after its signal aborted is given up
+ *    on: the shutdown goes on without it and `run()` rejects saying so;
  * 4. when leadership is lost without being asked, the workers' signals
  *    abort at once and `run()` rejects with {@link LeadershipLostError}
  *    after the same cleanup: exit, and let a supervisor restart you.
@@ -467,6 +469,24 @@ export class Manager implements AsyncDisposable {
       ).then(() => {});
       return workers;
     };
+    // A reconcile that ignores its aborted signal (say, a request made
+    // without it to a server that hangs) must not hold the shutdown, and
+    // the Lease, forever: ABANDON_MS after the abort the manager stops
+    // waiting for it (controller-runtime stops waiting at its deadline).
+    const abandonTimer = new AbortController();
+    const abandoned = Promise.withResolvers<void>();
+    let stuck = 0;
+    reconcileAbort.signal.addEventListener("abort", () => {
+      this.#clock.sleep(ABANDON_MS, abandonTimer.signal).then(() => {
+        stuck = this.#controllers.reduce((n, c) => n + c.inFlight, 0);
+        abandoned.resolve();
+      }, () => {});
+    }, { once: true });
+    const workersEnded = () =>
+      Promise.race([
+        (workers ?? Promise.resolve()).catch(() => {}),
+        abandoned.promise,
+      ]);
     // Shutdown: stop taking keys, give reconciles in flight the grace
     // period, then abort them; only then let the elector release.
     const graceTimer = new AbortController();
@@ -481,7 +501,7 @@ export class Manager implements AsyncDisposable {
           ),
         () => {},
       );
-      (workers ?? Promise.resolve()).finally(() => {
+      workersEnded().finally(() => {
         graceTimer.abort();
         electorStop.abort(signal.reason);
       });
@@ -528,7 +548,9 @@ export class Manager implements AsyncDisposable {
                 reconcileAbort.abort(new LeadershipLostError(le.name));
               }
             }, { once: true });
-            return runWorkers(AbortSignal.any([lead, draining.signal]));
+            runWorkers(AbortSignal.any([lead, draining.signal]));
+            // The elector releases the Lease once this settles.
+            return workersEnded();
           },
           onStoppedLeading: () => leading.set(0),
         },
@@ -536,13 +558,14 @@ export class Manager implements AsyncDisposable {
       await elector.run(electorStop.signal);
       throwIfFailed();
       if (!signal.aborted) {
-        await workers;
+        await workersEnded();
         throw new LeadershipLostError(le.name);
       }
     } finally {
       signal.removeEventListener("abort", onAbort);
       draining.abort();
-      await workers?.catch(() => {});
+      await workersEnded();
+      abandonTimer.abort();
       // Keys waiting out a requeueAfter or a backoff hold a timer: drop
       // them, or the process stays alive after run() (controller-runtime
       // shuts the queue down when a controller stops).
@@ -557,6 +580,11 @@ export class Manager implements AsyncDisposable {
       this.#unobserve();
     }
     throwIfFailed();
+    if (stuck > 0) {
+      throw new Error(
+        `Manager.run: ${stuck} reconcile(s) did not end within ${ABANDON_MS} ms after their ctx.signal aborted (gracefulShutdownTimeout ${this.#graceful} ms); shut down without them`,
+      );
+    }
   }
 
   async #closeRecorders(): Promise<void> {
@@ -702,6 +730,12 @@ export class Manager implements AsyncDisposable {
     });
   }
 }
+
+/**
+ * How long after their `ctx.signal` aborts the manager still waits for
+ * reconciles in flight before it shuts down without them.
+ */
+const ABANDON_MS = 1_000;
 
 function defaultIdentity(): string {
   let host = "kubecache";

@@ -407,3 +407,43 @@ Deno.test("Manager: keys waiting out a requeueAfter or a backoff when run() ends
   controller.enqueue({ namespace: "default", name: "later" });
   assert.equal(controller.queue.len(), 0, "the queue is shut down");
 });
+
+Deno.test("Manager graceful shutdown: a reconcile that ignores its aborted signal does not hold the shutdown or the Lease; run() rejects saying so", async () => {
+  await using c = await TestCluster.start();
+  c.server.create(ConfigMaps, {
+    metadata: { name: "stuck", namespace: "default" },
+  });
+  // Not `await using`: without the bound its dispose would wait forever.
+  const manager = new Manager(c.client(), {
+    clock: c.clock,
+    gracefulShutdownTimeout: 10_000,
+    leaderElection: { name: "lock", namespace: "default", identity: "me" },
+  });
+  const never = Promise.withResolvers<void>();
+  let entered = false;
+  manager.controller("cm", ConfigMaps).complete(async () => {
+    entered = true;
+    await never.promise; // e.g. a request made without ctx.signal
+  });
+  const stop = new AbortController();
+  let outcome: unknown;
+  let settledAt: number | undefined;
+  manager.run(stop.signal).then(
+    () => (outcome = "resolved"),
+    (err) => (outcome = err),
+  ).finally(() => (settledAt = c.clock.now()));
+  await c.until(() => entered, "reconcile in flight");
+  const stoppedAt = c.clock.now();
+  stop.abort();
+  await c.until(() => outcome !== undefined, "run() to settle", {
+    stepMs: 250,
+  });
+  assert.match(
+    String(outcome),
+    /1 reconcile\(s\) did not end within 1000 ms after their ctx.signal aborted/,
+  );
+  assert.ok(settledAt! - stoppedAt <= 11_500, `${settledAt! - stoppedAt} ms`);
+  assert.equal(holder(c), "", "the Lease was released");
+  never.resolve();
+  await manager[Symbol.asyncDispose]();
+});
