@@ -4,13 +4,17 @@
 
 import { show } from "../api/validate.ts";
 
+export { checkRateLimiter } from "../workqueue/_validate.ts";
+
 export {
   checkClock,
   checkDuration,
   checkFunction,
+  checkOptionalString,
   checkOptions,
   checkResourceType as checkType,
   checkString as checkName,
+  errorMessage,
   show,
 } from "../api/validate.ts";
 
@@ -31,6 +35,38 @@ export function checkKubeObject(
       }`,
     );
   }
+}
+
+/**
+ * `value` is undefined or an array of predicates: objects whose `create`,
+ * `update` and `delete`, when present, are functions. Checked at the call,
+ * since the handlers only run them when an event comes.
+ */
+export function checkPredicates(
+  call: string,
+  name: string,
+  value: unknown,
+): void {
+  if (value === undefined) return;
+  if (!Array.isArray(value)) {
+    throw new TypeError(
+      `${call}: ${name} must be an array of predicates, got ${show(value)}`,
+    );
+  }
+  value.forEach((p, i) => {
+    const bad = typeof p !== "object" || p === null ||
+      (["create", "update", "delete"] as const).some((m) =>
+        (p as Record<string, unknown>)[m] !== undefined &&
+        typeof (p as Record<string, unknown>)[m] !== "function"
+      );
+    if (bad) {
+      throw new TypeError(
+        `${call}: ${name}[${i}] must be a predicate (an object with create, update or delete functions), got ${
+          show(p)
+        }`,
+      );
+    }
+  });
 }
 
 /** `value` is a port number (0 picks a free one). */

@@ -16,7 +16,14 @@ import type { SharedIndexInformer } from "../cache/shared_informer.ts";
 import type { KubeClient } from "../client/rest.ts";
 import { RateLimitingQueue } from "../workqueue/rate_limiting_queue.ts";
 import type { RateLimiter } from "../workqueue/rate_limiter.ts";
-import { checkFunction, checkOptions, checkType, show } from "./_check.ts";
+import {
+  checkFunction,
+  checkOptionalString,
+  checkOptions,
+  checkPredicates,
+  checkType,
+  show,
+} from "./_check.ts";
 import type { EventRecorder } from "./event_recorder.ts";
 import type { Counter, Gauge, Histogram, MetricsRegistry } from "./metrics.ts";
 import { groupOf } from "./owners.ts";
@@ -225,7 +232,7 @@ export class ControllerBuilder<T extends KubeObject> {
    * @param type the owned type
    * @param opts predicates of this watch
    * @returns this builder
-   * @throws {TypeError} when `type` is not a ResourceType, or after `complete`
+   * @throws {TypeError} when `type` is not a ResourceType, `opts.predicates` not an array of predicates, or after `complete`
    */
   owns<O extends KubeObject>(
     type: ResourceType<O>,
@@ -265,7 +272,7 @@ export class ControllerBuilder<T extends KubeObject> {
    * @param map the Requests of the controller's type an object stands for
    * @param opts predicates of this watch
    * @returns this builder
-   * @throws {TypeError} when `type` is not a ResourceType or `map` not a function, or after `complete`
+   * @throws {TypeError} when `type` is not a ResourceType, `map` not a function, `opts.predicates` not an array of predicates, or after `complete`
    */
   watches<O extends KubeObject>(
     type: ResourceType<O>,
@@ -324,6 +331,11 @@ export class ControllerBuilder<T extends KubeObject> {
   #check(call: string, type: unknown, opts: unknown): void {
     checkType(`ControllerBuilder.${call}`, "type", type);
     checkOptions(`ControllerBuilder.${call}`, "opts", opts);
+    checkPredicates(
+      `ControllerBuilder.${call}`,
+      "opts.predicates",
+      (opts as WatchOptions<KubeObject>).predicates,
+    );
     if (this.#completed) {
       throw new TypeError(
         `ControllerBuilder.${call}: controller "${this.#name}" is complete already`,
@@ -531,7 +543,7 @@ export class Controller {
    * `source.Channel` for triggers from outside the cluster). A key already
    * waiting is not queued twice.
    * @param req the object to reconcile
-   * @throws {TypeError} when `req.name` is not a non-empty string
+   * @throws {TypeError} when `req.name` is not a non-empty string or `req.namespace` is neither a string nor undefined
    */
   enqueue(req: Request): void {
     if (typeof req?.name !== "string" || req.name === "") {
@@ -541,6 +553,7 @@ export class Controller {
         }`,
       );
     }
+    checkOptionalString("Controller.enqueue", "req.namespace", req.namespace);
     this.#queue.add(keyOf(req));
   }
 

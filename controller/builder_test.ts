@@ -9,6 +9,9 @@ import { ItemExponentialFailureRateLimiter } from "../workqueue/rate_limiter.ts"
 import { Manager } from "./manager.ts";
 import type { ReconcileContext, Request } from "./builder.ts";
 import { generationChanged, labelsChanged } from "./predicates.ts";
+import { controllerOf } from "./owners.ts";
+import { EndpointServer } from "./health.ts";
+import { EventRecorder } from "./event_recorder.ts";
 import { TestCluster } from "./_test_util.ts";
 
 const keyOf = (r: Request) => `${r.namespace ?? ""}/${r.name}`;
@@ -335,4 +338,88 @@ Deno.test("Manager namespace scopes every informer; a cluster-scoped type's Requ
   );
   assert.ok(nsRequests.every((r) => !("namespace" in r)));
   await run2.stop();
+});
+
+Deno.test("the controller's entry points check every argument at the call, not when the first event comes", async () => {
+  await using c = await TestCluster.start();
+  const client = c.client();
+  await using manager = new Manager(client, { clock: c.clock });
+  assert.throws(
+    () => manager.controller("a", ConfigMaps, { predicates: "x" as never }),
+    {
+      name: "TypeError",
+      message:
+        'Manager.controller: opts.predicates must be an array of predicates, got "x"',
+    },
+  );
+  assert.throws(
+    () =>
+      manager.controller("a", ConfigMaps, {
+        predicates: [{ update: true } as never],
+      }),
+    /Manager.controller: opts.predicates\[0\] must be a predicate \(an object with create, update or delete functions\), got an object/,
+  );
+  assert.throws(
+    () => manager.controller("a", ConfigMaps, { rateLimiter: {} as never }),
+    /^TypeError: Manager.controller: opts.rateLimiter must be a RateLimiter/,
+  );
+  assert.throws(
+    () =>
+      manager.controller("a", ConfigMaps).owns(Secrets, {
+        predicates: [null as never],
+      }),
+    /ControllerBuilder.owns: opts.predicates\[0\] must be a predicate .*, got null/,
+  );
+  assert.throws(
+    () =>
+      manager.controller("b", ConfigMaps).watches(Secrets, () => [], {
+        predicates: 5 as never,
+      }),
+    /ControllerBuilder.watches: opts.predicates must be an array of predicates, got 5/,
+  );
+  const controller = manager.controller("c", ConfigMaps).complete(() => {});
+  assert.throws(
+    () => controller.enqueue({ namespace: 5 as never, name: "a" }),
+    /Controller.enqueue: req.namespace must be a string, got 5/,
+  );
+  for (
+    const [opts, message] of [
+      [
+        { metrics: { port: -1 } },
+        /new Manager: opts.metrics.port must be a port number 0-65535, got -1/,
+      ],
+      [
+        { health: { port: "8080" } },
+        /new Manager: opts.health.port must be a port number 0-65535, got "8080"/,
+      ],
+      [
+        { health: { port: 0, hostname: 1 } },
+        /new Manager: opts.health.hostname must be a string, got 1/,
+      ],
+      [
+        { onError: "log" },
+        /new Manager: opts.onError must be a function, got "log"/,
+      ],
+      [
+        {
+          leaderElection: { name: "l", namespace: "n", releaseOnCancel: "no" },
+        },
+        /new Manager: opts.leaderElection.releaseOnCancel must be a boolean, got "no"/,
+      ],
+    ] as const
+  ) {
+    assert.throws(() => new Manager(client, opts as never), message);
+  }
+  assert.throws(
+    () => controllerOf(null as never),
+    /controllerOf: obj must be a Kubernetes object with metadata, got null/,
+  );
+  assert.throws(
+    () => new EndpointServer({ port: 0 }, null as never),
+    /new EndpointServer: endpoints must be an object, got null/,
+  );
+  assert.throws(
+    () => new EventRecorder(client, { component: "x", host: 5 as never }),
+    /new EventRecorder: opts.host must be a string, got 5/,
+  );
 });

@@ -14,7 +14,13 @@ import type { DeepReadonly } from "../api/readonly.ts";
 import { Events } from "../api/resources.ts";
 import type { KubeEvent } from "../api/types.ts";
 import type { KubeClient } from "../client/rest.ts";
-import { checkName, checkOptions, show } from "./_check.ts";
+import {
+  checkName,
+  checkOptionalString,
+  checkOptions,
+  errorMessage,
+  show,
+} from "./_check.ts";
 
 /**
  * The type of an Event: `"Normal"` for what went as planned, `"Warning"`
@@ -176,7 +182,7 @@ export class EventRecorder implements AsyncDisposable {
    * Create a recorder.
    * @param client writes the Events (create and patch)
    * @param opts component, host, clock, queue bound
-   * @throws {TypeError} when `client` has no create/patch or `opts.component` is not a non-empty string
+   * @throws {TypeError} when `client` has no create/patch or `opts.component` is not a non-empty string, or `opts.host` is not a string
    * @throws {RangeError} when `opts.maxQueued` is not an integer >= 1
    */
   constructor(
@@ -194,6 +200,7 @@ export class EventRecorder implements AsyncDisposable {
     }
     checkOptions(call, "opts", opts);
     checkName(call, "opts.component", opts?.component);
+    checkOptionalString(call, "opts.host", opts.host);
     const max = opts.maxQueued ?? 1000;
     if (!Number.isInteger(max) || max < 1) {
       throw new RangeError(
@@ -249,7 +256,7 @@ export class EventRecorder implements AsyncDisposable {
       this.#stats.dropped++;
       let why = "an input could not be read";
       try {
-        why = err instanceof Error ? err.message : String(err);
+        why = errorMessage(err);
       } catch {
         // a thrown value that cannot be printed: event() still returns
       }

@@ -116,6 +116,7 @@ export class EndpointServer implements AsyncDisposable {
    * Start listening.
    * @param opts port and hostname
    * @param endpoints what to serve
+   * @throws {TypeError} when `opts` or `endpoints` is not an object, or the hostname not a string
    * @throws {RangeError} when the port is not 0-65535
    * @throws {Deno.errors.AddrInUse} when the port is taken
    */
@@ -129,6 +130,7 @@ export class EndpointServer implements AsyncDisposable {
         }`,
       );
     }
+    checkOptions("new EndpointServer", "endpoints", endpoints);
     this.#endpoints = endpoints;
     this.#server = Deno.serve({
       port: opts.port,

@@ -17,8 +17,13 @@ import { LeaseLock } from "../leaderelection/lease_lock.ts";
 import {
   checkClock,
   checkDuration,
+  checkFunction,
   checkName,
+  checkOptionalString,
   checkOptions,
+  checkPort,
+  checkPredicates,
+  checkRateLimiter,
   checkType,
   show,
 } from "./_check.ts";
@@ -238,6 +243,16 @@ export class Manager implements AsyncDisposable {
       checkOptions(call, "opts.leaderElection", le);
       checkName(call, "opts.leaderElection.name", le.name);
       checkName(call, "opts.leaderElection.namespace", le.namespace);
+      if (
+        le.releaseOnCancel !== undefined &&
+        typeof le.releaseOnCancel !== "boolean"
+      ) {
+        throw new TypeError(
+          `${call}: opts.leaderElection.releaseOnCancel must be a boolean, got ${
+            show(le.releaseOnCancel)
+          }`,
+        );
+      }
       // The elector checks its durations (whole seconds, deadline order)
       // at construction: make one now so a bad option throws here.
       new LeaderElector({
@@ -255,7 +270,13 @@ export class Manager implements AsyncDisposable {
     }
     for (const key of ["metrics", "health"] as const) {
       const o = opts[key];
-      if (o !== undefined && o !== false) checkOptions(call, `opts.${key}`, o);
+      if (o === undefined || o === false) continue;
+      checkOptions(call, `opts.${key}`, o);
+      checkPort(call, `opts.${key}.port`, o.port);
+      checkOptionalString(call, `opts.${key}.hostname`, o.hostname);
+    }
+    if (opts.onError !== undefined) {
+      checkFunction(call, "opts.onError", opts.onError);
     }
     this.#client = client;
     this.#opts = opts;
@@ -321,7 +342,7 @@ export class Manager implements AsyncDisposable {
    * @param forType the type reconciled
    * @param opts workers, rate limiter, predicates
    * @returns a builder
-   * @throws {TypeError} on a bad argument or a name used already
+   * @throws {TypeError} on a bad argument (`opts.predicates` not an array of predicates, `opts.rateLimiter` not a RateLimiter, ...) or a name used already
    * @throws {Error} when the manager has started
    */
   controller<T extends KubeObject>(
@@ -333,6 +354,10 @@ export class Manager implements AsyncDisposable {
     checkName(call, "name", name);
     checkType(call, "forType", forType);
     checkOptions(call, "opts", opts);
+    checkPredicates(call, "opts.predicates", opts.predicates);
+    if (opts.rateLimiter !== undefined) {
+      checkRateLimiter(call, "opts.rateLimiter", opts.rateLimiter);
+    }
     if (this.#started) {
       throw new Error(`${call}: cannot add "${name}": the manager has started`);
     }

@@ -147,6 +147,7 @@ export function setControllerReference(
  *
  * @param obj any object
  * @returns its controller reference, or undefined
+ * @throws {TypeError} when `obj` is not an object with metadata
  *
  * @example
  * ```ts
@@ -163,6 +164,7 @@ export function setControllerReference(
 export function controllerOf(
   obj: DeepReadonly<KubeObject>,
 ): DeepReadonly<OwnerReference> | undefined {
+  checkKubeObject("controllerOf", "obj", obj);
   return obj.metadata.ownerReferences?.find((r) => r.controller === true);
 }
 
