@@ -55,7 +55,10 @@ export interface Request {
  * nothing (`undefined`: done; its backoff is forgotten), `{ requeueAfter:
  * ms }` (reconcile again after that delay; backoff forgotten), or
  * `{ requeue: true }` (again, after the rate limiter's delay, counted as a
- * retry). A throw retries with backoff as well, and is reported.
+ * retry). A throw retries with backoff as well, and is reported. Anything
+ * else (`{ requeueAfter: "5s" }`, `{ requeue_after: 5000 }`,
+ * `{ requeueAfter: -1 }`) is a reconcile error: a TypeError naming the
+ * controller and the field, reported and retried like a throw.
  *
  * @example Poll an external system every minute
  * ```ts
@@ -416,7 +419,9 @@ const WORKQUEUE_BUCKETS = Array.from({ length: 10 }, (_, i) => 1e-8 * 10 ** i)
  * Each reconcile's outcome, as controller-runtime's `reconcileHandler`:
  * a throw → `addRateLimited` (per-key backoff; `ctx.attempt` counts);
  * `undefined` → `forget`; `{ requeueAfter: ms }` (> 0) → `forget` then
- * `addAfter(ms)`; `{ requeue: true }` → `addRateLimited`.
+ * `addAfter(ms)`; `{ requeue: true }` → `addRateLimited`; a malformed
+ * result (an unknown field, a wrong type, a negative delay) → a TypeError
+ * handled as a throw.
  *
  * @example Enqueue by hand and see the reconcile
  * ```ts
@@ -627,6 +632,14 @@ export class Controller {
           recorder: this.#recorder,
           attempt: queue.numRequeues(key),
         });
+        const bad = malformedResult(out);
+        if (bad !== undefined) {
+          // Go's typed Result cannot be malformed; here a Go habit
+          // ({ requeueAfter: "5s" }) or a typo must not pass as success.
+          throw new TypeError(
+            `controller "${this.name}": reconcile of ${key} returned a malformed result: ${bad}; return undefined, { requeueAfter: ms } or { requeue: true }`,
+          );
+        }
         const after = (out as { requeueAfter?: number } | undefined)
           ?.requeueAfter;
         if (typeof after === "number" && after > 0) {
@@ -686,6 +699,32 @@ export class Controller {
       },
     });
   }
+}
+
+/**
+ * Why `out` is not a {@link ReconcileResult} (undefined, or an object with
+ * at most `requeueAfter`, a number of ms >= 0, and `requeue`, a boolean),
+ * or undefined when it is one.
+ */
+function malformedResult(out: unknown): string | undefined {
+  if (out === undefined) return undefined;
+  if (typeof out !== "object" || out === null || Array.isArray(out)) {
+    return `expected undefined or an object, got ${show(out)}`;
+  }
+  for (const [k, v] of Object.entries(out)) {
+    if (k === "requeueAfter") {
+      if (typeof v !== "number" || !(v >= 0) || v === Infinity) {
+        return `requeueAfter must be a number of ms >= 0, got ${show(v)}`;
+      }
+    } else if (k === "requeue") {
+      if (typeof v !== "boolean") {
+        return `requeue must be a boolean, got ${show(v)}`;
+      }
+    } else {
+      return `unknown field ${JSON.stringify(k)} (${show(v)})`;
+    }
+  }
+  return undefined;
 }
 
 function requestOf(

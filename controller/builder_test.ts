@@ -171,6 +171,61 @@ Deno.test("Controller: { requeueAfter } forgets the backoff and comes back after
   await run.stop();
 });
 
+Deno.test('Controller: a malformed result ({ requeueAfter: "5s" }, a typo, a negative delay) is a reconcile error, not a success', async () => {
+  await using c = await TestCluster.start();
+  c.server.create(ConfigMaps, cm("a"));
+  const errors: unknown[] = [];
+  await using manager = new Manager(c.client(), {
+    clock: c.clock,
+    onError: (err, where) => {
+      assert.equal(where.controller, "cm");
+      errors.push(err);
+    },
+  });
+  const bad: unknown[] = [
+    { requeueAfter: "5s" },
+    { requeue_after: 5_000 },
+    { requeueAfter: -1 },
+    { requeue: "yes" },
+    null,
+    5_000,
+  ];
+  const attempts: number[] = [];
+  manager.controller("cm", ConfigMaps, {
+    rateLimiter: new ItemExponentialFailureRateLimiter(100, 60_000),
+  }).complete((_req, ctx) => {
+    attempts.push(ctx.attempt);
+    return (attempts.length <= bad.length
+      ? bad[attempts.length - 1]
+      : { requeue: false, requeueAfter: 0 }) as undefined;
+  });
+  const run = running(c, manager);
+  await c.until(() => attempts.length === bad.length + 1, "retries", {
+    maxMs: 60_000,
+  });
+  // Each malformed result was retried with backoff (addRateLimited).
+  assert.deepEqual(attempts, [0, 1, 2, 3, 4, 5, 6]);
+  assert.equal(errors.length, bad.length);
+  const messages = errors.map((e) => {
+    assert.ok(e instanceof TypeError);
+    return e.message;
+  });
+  assert.match(
+    messages[0],
+    /^controller "cm": reconcile of default\/a returned a malformed result: requeueAfter must be a number of ms >= 0, got "5s"/,
+  );
+  assert.match(messages[1], /unknown field "requeue_after" \(5000\)/);
+  assert.match(messages[2], /requeueAfter must be .*, got -1/);
+  assert.match(messages[3], /requeue must be a boolean, got "yes"/);
+  assert.match(messages[4], /got null/);
+  assert.match(messages[5], /got 5000/);
+  const text = manager.metrics.expose();
+  assert.match(text, /result="error"\} 6/);
+  assert.match(text, /result="success"\} 1/);
+  assert.match(text, /reconcile_errors_total\{controller="cm"\} 6/);
+  await run.stop();
+});
+
 Deno.test("owns(): an owned object's controller reference of the controller's kind and group enqueues its owner; others are ignored", async () => {
   await using c = await TestCluster.start();
   await using manager = new Manager(c.client(), { clock: c.clock });
