@@ -52,13 +52,3 @@ export class Serial {
     return result;
   }
 }
-
-/**
- * A promise settled on a later turn of the event loop (after timers and
- * I/O callbacks due now), unlike a resolved promise, whose callbacks run
- * before anything else. Loops that could spin on their own work yield with
- * it, so an abort timer or a socket still gets its turn.
- */
-export function nextTurn(): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, 0));
-}

@@ -13,6 +13,7 @@ import type {
 import type { KubeObject } from "../api/object.ts";
 import { StatusError } from "../api/errors.ts";
 import { status } from "./_reflector_test_util.ts";
+import { nextTurn } from "../testing/turns.ts";
 
 /** One list call: its options (but the hook), signal, hook, and the means to answer it. */
 interface Call {
@@ -47,9 +48,6 @@ const page = (names: string[], token = ""): ObjectList<KubeObject> => ({
   items: names.map(pod),
 });
 
-/** Let the pager's awaits run. */
-const settle = () => new Promise((r) => setTimeout(r, 0));
-
 Deno.test("listPages requests the next page once the current page's head tells its continue token, before the page resolves", async () => {
   const lw = new ManualLW();
   const ctl = new AbortController();
@@ -71,7 +69,7 @@ Deno.test("listPages requests the next page once the current page's head tells i
   lw.calls[1].onListMeta!({ resourceVersion: "7", continue: "c2" });
   assert.equal(lw.calls.length, 2);
   lw.calls[0].answer.resolve(page(["a", "b"], "c1"));
-  await settle();
+  await nextTurn();
   assert.deepEqual(lw.calls.map((c) => c.opts).slice(2), [
     { continue: "c2", limit: 2 },
   ]);
@@ -100,7 +98,7 @@ Deno.test("listPages without onListMeta calls pages one at a time, in order", as
     new AbortController().signal,
   );
   lw.calls[0].answer.resolve(page(["a"], "c1"));
-  await settle();
+  await nextTurn();
   assert.equal(lw.calls.length, 2);
   lw.calls[1].answer.resolve(page(["b"]));
   assert.deepEqual((await done).items.map((o) => o.metadata.name), ["a", "b"]);
@@ -142,9 +140,9 @@ Deno.test("listPages falls back to one full list when the page requested ahead a
   lw.calls[0].onListMeta!({ resourceVersion: "5", continue: "c1" });
   // The page requested ahead fails before it is awaited.
   lw.calls[1].answer.reject(new StatusError(status(410, "Expired")));
-  await settle();
+  await nextTurn();
   lw.calls[0].answer.resolve(page(["a"], "c1"));
-  await settle();
+  await nextTurn();
   assert.equal(lw.calls.length, 3);
   assert.deepEqual(lw.calls[2].opts, { resourceVersion: "5" });
   lw.calls[2].answer.resolve(page(["a", "b"]));
@@ -165,7 +163,7 @@ Deno.test("listPages does not use a page requested ahead for another token", asy
   // real server): the page's own token wins.
   lw.calls[0].onListMeta!({ continue: "early" });
   lw.calls[0].answer.resolve(page(["a"], "final"));
-  await settle();
+  await nextTurn();
   assert.deepEqual(lw.calls.map((c) => c.opts.continue), [
     undefined,
     "early",

@@ -24,6 +24,7 @@ import type { ListOptions } from "../api/listwatch.ts";
 import type { KubeObject } from "../api/object.ts";
 import { newSharedIndexInformer } from "./shared_informer.ts";
 import { newStore } from "./store.ts";
+import { nextTurn } from "../testing/turns.ts";
 
 interface Pod extends KubeObject {
   spec?: unknown;
@@ -161,7 +162,7 @@ Deno.test("newInformer() awaits an async handler before the next notification", 
   const { controller } = newInformer(source, {
     onAdd: async (o) => {
       log.push(`start ${o.metadata.name}`);
-      await new Promise((resolve) => setTimeout(resolve, 0));
+      await nextTurn();
       log.push(`end ${o.metadata.name}`);
     },
   }, { clock: new FakeClock() });

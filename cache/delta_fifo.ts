@@ -15,7 +15,8 @@ import {
 } from "./keys.ts";
 import { FIFOClosedError, type PopProcessFunc, type Queue } from "./fifo.ts";
 import { processOrRequeue } from "./requeue.ts";
-import { nextTurn, Serial, Wakeup } from "./_queue.ts";
+import { Serial, Wakeup } from "./_queue.ts";
+import { nextTurn } from "./turns.ts";
 import { Ring } from "../api/ring.ts";
 
 /**

@@ -21,6 +21,7 @@ import {
   obj,
   type TestFifoObject as Obj,
 } from "./_test_util.ts";
+import { nextTurn } from "../testing/turns.ts";
 
 const tomb = (key: string, o: Obj | undefined) =>
   new DeletedFinalStateUnknown(key, o);
@@ -447,7 +448,7 @@ Deno.test("DeltaFIFO.pop() awaits an async process and runs one at a time", asyn
   p1.then(() => settled = true);
   // One macrotask turn runs every pending microtask (no timing involved):
   // the first process is still blocked and the second has not started.
-  await new Promise((r) => setTimeout(r, 0));
+  await nextTurn();
   assert.equal(settled, false);
   assert.deepEqual(log, ["start a"]);
   release();

@@ -9,7 +9,6 @@
  */
 
 import assert from "node:assert/strict";
-import { setImmediate } from "node:timers";
 import {
   newSharedIndexInformer,
   type SharedIndexInformer,
@@ -24,14 +23,12 @@ import { isExpired, isServerError, isTooManyRequests } from "../api/errors.ts";
 import { KubeClient } from "../client/rest.ts";
 import { FakeApiServer } from "../testing/fake_api_server.ts";
 import { FakeClock } from "../testing/fake_clock.ts";
+import { ioTurn } from "../testing/turns.ts";
 import { prng, seedsToRun } from "./_test_util.ts";
 
 interface ConfigMap extends KubeObject {
   data?: Record<string, string>;
 }
-
-/** One event-loop turn: lets HTTP I/O progress (not a timed sleep). */
-const turn = () => new Promise<void>((r) => setImmediate(r));
 
 /**
  * How long (real ms) {@link pump} lets a condition take before it fails.
@@ -55,7 +52,7 @@ async function pump(
   const deadline = performance.now() + PUMP_DEADLINE_MS;
   for (let i = 0; performance.now() < deadline; i++) {
     if (cond()) return;
-    await turn();
+    await ioTurn();
     if (i % 50 === 49) {
       const due = clock.nextDue();
       if (due !== undefined && due - clock.now() <= 61_000) {
@@ -199,7 +196,7 @@ async function runSeed(world: World, seed: number): Promise<void> {
         await clock.step(12 * 60_000);
       } else await clock.step(Math.floor(rand() * 40_000));
       const turns = Math.floor(rand() * 40);
-      for (let t = 0; t < turns; t++) await turn();
+      for (let t = 0; t < turns; t++) await ioTurn();
     }
     server.faults.clear();
     await pump(

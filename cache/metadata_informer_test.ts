@@ -8,6 +8,7 @@ import type { PartialObjectMetadata } from "../api/object.ts";
 import { SharedInformerFactory } from "./factory.ts";
 import { stripManagedFields } from "./transform.ts";
 import { eventLog } from "./_test_util.ts";
+import { nextTurn } from "../testing/turns.ts";
 
 Deno.test("SharedInformerFactory.metadataInformerFor() over KubeClient and FakeApiServer caches PartialObjectMetadata and follows changes", async () => {
   const clock = new FakeClock();
@@ -102,7 +103,7 @@ Deno.test("a metadata-only informer on a server that ignores as=PartialObjectMet
       i < 5_000 && informer.getStore().listKeys().length < 2;
       i++
     ) {
-      await new Promise((r) => setTimeout(r, 0));
+      await nextTurn();
     }
     const objs = informer.getStore().list() as PartialObjectMetadata[];
     assert.deepEqual(

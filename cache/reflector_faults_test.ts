@@ -20,6 +20,7 @@ import { Backoff } from "../api/backoff.ts";
 import { StatusError } from "../api/errors.ts";
 import { FakeClock } from "../testing/fake_clock.ts";
 import { eventually, RecordingStore, status } from "./_reflector_test_util.ts";
+import { nextTurn } from "../testing/turns.ts";
 
 type Answer<R> = R | Error | (() => R | Error);
 type WatchScript =
@@ -423,7 +424,7 @@ Deno.test("Reflector backs off on a watch stream that cannot be decoded (from it
   const start = r.clock.now();
   for (let t = 0; t < 60_000; t += 100) {
     await r.clock.step(100);
-    for (let i = 0; i < 3; i++) await new Promise((res) => setTimeout(res, 0));
+    for (let i = 0; i < 3; i++) await nextTurn();
   }
   assert.ok(at[0] - start <= 100, `first watch at ${at[0] - start}`);
   assert.deepEqual(

@@ -13,6 +13,7 @@ import { FakeApiServer } from "../testing/fake_api_server.ts";
 import { FakeClock } from "../testing/fake_clock.ts";
 import { hasOpenssl, makePki } from "../testing/pki_test_util.ts";
 import { rejection } from "./_test_util.ts";
+import { nextTurn } from "../testing/turns.ts";
 
 const enc = new TextEncoder();
 
@@ -236,7 +237,7 @@ async function turnsUntil(
 ): Promise<void> {
   for (let i = 0; i < 1_000; i++) {
     if (await cond()) return;
-    await new Promise((resolve) => setTimeout(resolve, 0));
+    await nextTurn();
   }
   assert.fail(`Timed out waiting for ${what}`);
 }

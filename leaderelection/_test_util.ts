@@ -13,6 +13,7 @@ import { TrackedClient } from "../testing/tracked_client.ts";
 export { TrackedClient };
 import { LeaderElector, type LeaderElectorConfig } from "./leader_elector.ts";
 import { LeaseLock } from "./lease_lock.ts";
+import { nextTurn } from "../testing/turns.ts";
 
 /** One candidate: its client, elector, and what its callbacks saw. */
 export interface Candidate {
@@ -147,7 +148,7 @@ export class Election implements AsyncDisposable {
     let sameTurns = 0;
     let last = "";
     for (let i = 0; i < 5_000; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 0));
+      await nextTurn();
       const inFlight = this.candidates.map((c) => c.client.inFlight);
       idleTurns = inFlight.some((n) => n > 0) ? 0 : idleTurns + 1;
       if (idleTurns >= 3) return;

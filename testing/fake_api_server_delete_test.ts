@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { FakeApiServer } from "./fake_api_server.ts";
 import { ConfigMaps, Namespaces } from "../api/resources.ts";
 import { getJson, send } from "./_apiserver_test_util.ts";
-import { eventually } from "./turns.ts";
+import { eventually, nextTurn } from "./turns.ts";
 
 const NS = "/api/v1/namespaces";
 
@@ -90,14 +90,13 @@ Deno.test("controllers: the garbage collector deletes dependents (Background), w
       metadata: { name: "d2", ownerReferences: owner(uid) },
     });
   };
-  const settle = () => new Promise((r) => setTimeout(r, 0));
   const names = () =>
     server.list(ConfigMaps, "default").map((c) => c.metadata.name);
 
   let o = server.create(ConfigMaps, { metadata: { name: "owner" } });
   dependents(o.metadata.uid!);
   await getJson(server, `${CM}/owner`, { method: "DELETE" });
-  await settle();
+  await nextTurn();
   assert.deepEqual(names(), []);
 
   o = server.create(ConfigMaps, { metadata: { name: "owner" } });
@@ -109,7 +108,7 @@ Deno.test("controllers: the garbage collector deletes dependents (Background), w
     (fg.body.metadata as { finalizers: string[] }).finalizers,
     ["foregroundDeletion"],
   );
-  await settle();
+  await nextTurn();
   assert.deepEqual(names(), []);
 
   o = server.create(ConfigMaps, { metadata: { name: "owner" } });
@@ -117,7 +116,7 @@ Deno.test("controllers: the garbage collector deletes dependents (Background), w
   await getJson(server, `${CM}/owner?propagationPolicy=Orphan`, {
     method: "DELETE",
   });
-  await settle();
+  await nextTurn();
   assert.deepEqual(names(), ["d1", "d2"]);
   assert.equal(
     server.get(ConfigMaps, "default", "d1")!.metadata.ownerReferences,

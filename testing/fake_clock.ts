@@ -6,6 +6,7 @@
  */
 
 import type { Clock } from "../api/clock.ts";
+import { nextTurn } from "./turns.ts";
 
 interface Sleeper {
   due: number;
@@ -100,10 +101,10 @@ export class FakeClock implements Clock {
       this.#remove(next);
       this.#now = Math.max(this.#now, next.due);
       next.resolve();
-      await settle();
+      await nextTurn();
     }
     this.#now = target;
-    await settle();
+    await nextTurn();
   }
 
   /** Set the time directly, firing sleepers due by then (like `step`). */
@@ -160,9 +161,4 @@ export class FakeClock implements Clock {
       return true;
     });
   }
-}
-
-/** Let pending microtasks and one macrotask turn run. */
-function settle(): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, 0));
 }
