@@ -16,6 +16,7 @@
 
 import { createHash } from "node:crypto";
 import type { KubeObject } from "../api/object.ts";
+import type { Condition } from "../api/types.ts";
 import {
   age,
   NAME_COLUMN,
@@ -60,8 +61,52 @@ const AGE_DATE: PrinterColumn = {
   priority: 0,
 };
 
-// deno-lint-ignore no-explicit-any
-type Loose = any;
+/** The names of a CRD's resource (apiextensions/v1 `CustomResourceDefinitionNames`). */
+interface CrdNames {
+  plural?: string;
+  singular?: string;
+  kind?: string;
+  listKind?: string;
+  shortNames?: string[];
+  categories?: string[];
+}
+
+/** One version of a CRD (apiextensions/v1 `CustomResourceDefinitionVersion`). */
+interface CrdVersion {
+  name: string;
+  served?: boolean;
+  storage?: boolean;
+  subresources?: { status?: unknown; scale?: unknown };
+  additionalPrinterColumns?: CrdColumn[];
+}
+
+/** apiextensions/v1 `CustomResourceColumnDefinition`. */
+interface CrdColumn {
+  name: string;
+  type?: string;
+  format?: string;
+  description?: string;
+  priority?: number;
+  jsonPath: string;
+}
+
+/** A CustomResourceDefinition, the fields the fake reads and writes. */
+interface Crd extends KubeObject {
+  spec?: {
+    group?: string;
+    scope?: string;
+    names?: CrdNames;
+    versions?: CrdVersion[];
+    conversion?: { strategy: string };
+    [field: string]: unknown;
+  };
+  status?: {
+    conditions?: Condition[] | null;
+    acceptedNames?: CrdNames;
+    storedVersions?: string[];
+    [field: string]: unknown;
+  };
+}
 
 /** What the fake keeps about one served CRD. */
 interface Served {
@@ -86,10 +131,10 @@ export const CRDS: ResourceStrategy = {
   ownDelete: true,
   subresources: { status: STATUS },
   prepareForCreate(obj) {
-    const o = obj as Loose;
+    const o = obj as Crd;
     o.spec ??= {};
     o.spec.conversion ??= { strategy: "None" };
-    const storage = (o.spec.versions ?? []).find((v: Loose) => v.storage) ??
+    const storage = (o.spec.versions ?? []).find((v) => v.storage) ??
       o.spec.versions?.[0];
     o.status = {
       conditions: null,
@@ -102,7 +147,7 @@ export const CRDS: ResourceStrategy = {
   },
   beforeDelete(obj, _options, now) {
     if (obj.metadata.deletionTimestamp) return;
-    const o = obj as Loose;
+    const o = obj as Crd;
     if (!served(o)) return;
     obj.metadata.finalizers = [
       ...(obj.metadata.finalizers ?? []).filter((f) => f !== CLEANUP_FINALIZER),
@@ -126,12 +171,12 @@ export const CRDS: ResourceStrategy = {
   },
 };
 
-function served(crd: Loose): boolean {
-  return crd?.spec?.group !== undefined && crd?.spec?.names?.plural;
+function served(crd: Crd): boolean {
+  return crd.spec?.group !== undefined && Boolean(crd.spec?.names?.plural);
 }
 
-function setCondition(crd: Loose, cond: Record<string, string>): void {
-  const rest = (crd.status?.conditions ?? []).filter((c: Loose) =>
+function setCondition(crd: Crd, cond: Condition): void {
+  const rest = (crd.status?.conditions ?? []).filter((c) =>
     c.type !== cond.type
   );
   crd.status = { ...crd.status, conditions: [...rest, cond] };
@@ -143,24 +188,26 @@ function establish(
   crdTable: StoreTable,
   entry: Entry,
 ): void {
-  const crd = entry.obj as Loose;
+  const crd = entry.obj as Crd;
   const spec = crd.spec ?? {};
   const names = spec.names ?? {};
-  const versions: Loose[] = spec.versions ?? [];
+  const versions = spec.versions ?? [];
   const version = versions.find((v) => v.storage && v.served) ??
     versions.find((v) => v.served);
-  if (!spec.group || !names.plural || !names.kind || !version) return;
+  const { group } = spec;
+  const { plural, kind } = names;
+  if (!group || !plural || !kind || !version) return;
   const type = resourceType({
-    apiVersion: `${spec.group}/${version.name}`,
-    kind: names.kind,
-    resource: names.plural,
+    apiVersion: `${group}/${version.name}`,
+    kind,
+    resource: plural,
     namespaced: spec.scope !== "Cluster",
-    singular: names.singular ?? names.kind.toLowerCase(),
+    singular: names.singular ?? kind.toLowerCase(),
     shortNames: names.shortNames,
   });
   const s: Served = {
     table: undefined as unknown as StoreTable,
-    strategy: customResourceStrategy(spec.group, version, names),
+    strategy: customResourceStrategy(group, version, kind, names),
     terminating: false,
     finishing: false,
   };
@@ -171,7 +218,7 @@ function establish(
         405,
         "MethodNotAllowed",
         "create not allowed while custom resource definition is terminating",
-        { group: spec.group, kind: names.plural },
+        { group, kind: plural },
       ),
     );
   };
@@ -187,9 +234,9 @@ function establish(
       }
     },
   });
-  const next = JSON.parse(JSON.stringify(crd));
+  const next = JSON.parse(JSON.stringify(crd)) as Crd;
   const at = crd.metadata.creationTimestamp;
-  next.status.conditions = [{
+  const conditions: Condition[] = [{
     type: "NamesAccepted",
     status: "True",
     lastTransitionTime: at,
@@ -202,22 +249,24 @@ function establish(
     reason: "InitialNamesAccepted",
     message: "the initial names have been accepted",
   }];
-  next.status.acceptedNames = {
-    plural: names.plural,
-    singular: names.singular ?? names.kind.toLowerCase(),
+  const acceptedNames: CrdNames = {
+    plural,
+    singular: names.singular ?? kind.toLowerCase(),
     ...(names.shortNames ? { shortNames: names.shortNames } : {}),
-    kind: names.kind,
-    listKind: names.listKind ?? `${names.kind}List`,
+    kind,
+    listKind: names.listKind ?? `${kind}List`,
     ...(names.categories ? { categories: names.categories } : {}),
   };
+  next.status = { ...next.status, conditions, acceptedNames };
   store.update(crdTable, next, { statusOnly: true });
 }
 
 /** The strategy of a CRD's custom resources. */
 function customResourceStrategy(
   group: string,
-  version: Loose,
-  names: Loose,
+  version: CrdVersion,
+  kind: string,
+  names: CrdNames,
 ): ResourceStrategy {
   const subs: Record<string, typeof STATUS> = {};
   if (version.subresources?.status) subs.status = STATUS;
@@ -231,7 +280,7 @@ function customResourceStrategy(
     categories: names.categories,
     subresources: subs,
     storageVersionHash: createHash("sha256")
-      .update(`${group}/${version.name}/${names.kind}`)
+      .update(`${group}/${version.name}/${kind}`)
       .digest()
       .subarray(0, 8)
       .toString("base64"),
@@ -240,7 +289,7 @@ function customResourceStrategy(
 }
 
 /** Name, then the additionalPrinterColumns (or Age when there are none). */
-function printerColumns(extra: Loose[]): TableColumns {
+function printerColumns(extra: CrdColumn[]): TableColumns {
   const defs: PrinterColumn[] = [NAME_COLUMN];
   const paths: (string | undefined)[] = [undefined];
   if (extra.length === 0) {
@@ -291,7 +340,7 @@ function startCleanup(
 ): void {
   s.terminating = true;
   s.strategy.verbs = TERMINATING_VERBS;
-  const next = JSON.parse(JSON.stringify(crd.obj));
+  const next = JSON.parse(JSON.stringify(crd.obj)) as Crd;
   setCondition(next, {
     type: "Terminating",
     status: "True",
@@ -335,8 +384,8 @@ function dropFinalizer(
 ): void {
   const current = crdTable.get(name);
   if (!current?.obj.metadata.finalizers?.includes(CLEANUP_FINALIZER)) return;
-  const next = JSON.parse(JSON.stringify(current.obj));
-  next.metadata.finalizers = next.metadata.finalizers.filter((f: string) =>
+  const next = JSON.parse(JSON.stringify(current.obj)) as KubeObject;
+  next.metadata.finalizers = (next.metadata.finalizers ?? []).filter((f) =>
     f !== CLEANUP_FINALIZER
   );
   delete next.metadata.resourceVersion;

@@ -10,12 +10,18 @@
  */
 
 import type { KubeObject } from "../api/object.ts";
+import type { Container, Pod, PodSpec } from "../api/types.ts";
 import { STATUS } from "./_apiserver_strategy.ts";
 import { failure, invalid, statusError } from "./_apiserver_status.ts";
 import type { ResourceStrategy, Subresource } from "./_apiserver_types.ts";
 
-// deno-lint-ignore no-explicit-any
-type Loose = any;
+/** A toleration (core/v1 `Toleration`), as the defaults read and add them. */
+interface Toleration {
+  key?: string;
+  operator?: string;
+  effect?: string;
+  tolerationSeconds?: number;
+}
 
 const POD_FIELDS = [
   "spec.nodeName",
@@ -34,7 +40,7 @@ export const PODS: ResourceStrategy = {
   fieldDefaults: { "spec.hostNetwork": "false" },
   fieldLabels: ["metadata.name", "metadata.namespace", ...POD_FIELDS],
   prepareForCreate(obj) {
-    const pod = obj as Loose;
+    const pod = obj as Pod;
     pod.spec = defaultSpec(pod.spec ?? {});
     // The apiserver resets status to Pending. A status given on create
     // is kept (the demo and tests create pods in later phases directly).
@@ -45,8 +51,8 @@ export const PODS: ResourceStrategy = {
     };
   },
   validateUpdate(next, old) {
-    const a = (next as Loose).spec?.nodeName ?? "";
-    const b = (old as Loose).spec?.nodeName ?? "";
+    const a = (next as Pod).spec?.nodeName ?? "";
+    const b = (old as Pod).spec?.nodeName ?? "";
     if (a !== b) {
       throw invalid("Pod", old.metadata.name!, [{
         field: "spec",
@@ -57,7 +63,7 @@ export const PODS: ResourceStrategy = {
     }
   },
   gracePeriodSeconds(obj, options) {
-    const pod = obj as Loose;
+    const pod = obj as Pod;
     if (options.gracePeriodSeconds !== undefined) {
       return Math.max(0, options.gracePeriodSeconds);
     }
@@ -65,7 +71,8 @@ export const PODS: ResourceStrategy = {
     if (!pod.spec?.nodeName) return 0;
     const phase = pod.status?.phase;
     if (phase === "Succeeded" || phase === "Failed") return 0;
-    return pod.spec?.terminationGracePeriodSeconds ?? 30;
+    const grace = pod.spec?.terminationGracePeriodSeconds;
+    return typeof grace === "number" ? grace : 30;
   },
   gracefulDelete: true,
   deleteReturnsObject: true,
@@ -79,8 +86,9 @@ function bindingSubresource(): Subresource {
     verbs: ["create"],
     post(store, table, old, body) {
       const name = old.name;
-      const node = (body as Loose)?.target?.name ?? "";
-      const current = (old.obj as Loose).spec?.nodeName;
+      const target = (body as { target?: { name?: unknown } } | null)?.target;
+      const node = typeof target?.name === "string" ? target.name : "";
+      const current = (old.obj as Pod).spec?.nodeName;
       if (current) {
         throw statusError(failure(
           409,
@@ -89,9 +97,9 @@ function bindingSubresource(): Subresource {
           { name, kind: "pods/binding" },
         ));
       }
-      const next = JSON.parse(JSON.stringify(old.obj)) as Loose;
+      const next = JSON.parse(JSON.stringify(old.obj)) as Pod;
       next.spec = { ...next.spec, nodeName: node };
-      const conditions = (next.status?.conditions ?? []).filter((c: Loose) =>
+      const conditions = (next.status?.conditions ?? []).filter((c) =>
         c.type !== "PodScheduled"
       );
       next.status = {
@@ -118,7 +126,7 @@ function bindingSubresource(): Subresource {
   };
 }
 
-function defaultContainer(c: Loose): Loose {
+function defaultContainer(c: Container): Container {
   const image: string = c.image ?? "";
   const tag = image.includes("@")
     ? "digest"
@@ -133,7 +141,7 @@ function defaultContainer(c: Loose): Loose {
       (tag === "latest" ? "Always" : "IfNotPresent"),
   };
   if (Array.isArray(c.ports)) {
-    out.ports = c.ports.map((p: Loose) => ({
+    out.ports = c.ports.map((p) => ({
       ...p,
       protocol: p.protocol ?? "TCP",
     }));
@@ -147,8 +155,10 @@ const DEFAULT_TOLERATIONS = [
 ];
 
 /** The scheme's pod defaults plus the DefaultTolerationSeconds admission. */
-function defaultSpec(spec: Loose): Loose {
-  const tolerations: Loose[] = [...(spec.tolerations ?? [])];
+function defaultSpec(spec: PodSpec): PodSpec {
+  const tolerations: Toleration[] = [
+    ...(spec.tolerations as Toleration[] | undefined ?? []),
+  ];
   for (const key of DEFAULT_TOLERATIONS) {
     if (
       !tolerations.some((t) =>
@@ -163,7 +173,7 @@ function defaultSpec(spec: Loose): Loose {
       });
     }
   }
-  const out: Loose = {
+  const out: PodSpec = {
     ...spec,
     containers: (spec.containers ?? []).map(defaultContainer),
     restartPolicy: spec.restartPolicy ?? "Always",
@@ -183,8 +193,8 @@ function defaultSpec(spec: Loose): Loose {
 }
 
 /** The QoS class (`pkg/apis/core/helper/qos`): BestEffort, Guaranteed or Burstable. */
-function qosClass(spec: Loose): string {
-  const containers: Loose[] = [
+function qosClass(spec: PodSpec): string {
+  const containers: Container[] = [
     ...(spec.containers ?? []),
     ...(spec.initContainers ?? []),
   ];
