@@ -33,21 +33,44 @@ export const VERY_SHORT_WATCH_MS = 1_000;
  * - `expired`: 410 Expired/Gone, or 504 "too large resource version": the
  *   server answered; the RV asked for is not available there.
  * - `throttled`: 429; wait at least its Retry-After, then retry the same call.
- * - `network`: no answer at all (refused, reset, DNS, TLS, a cut stream).
- * - `status`: any other answer (5xx, 403, a malformed event...).
+ * - `network`: no answer at all (refused, reset, DNS, TLS, a stream cut,
+ *   mid-line or not).
+ * - `undecodable`: a stream that is not a watch stream (garbage, a line
+ *   over the size or depth limit): client/'s `WatchDecodeError` other than
+ *   `UnexpectedEnd` (a stream cut mid-line, `network`). Retrying the same
+ *   call after a backoff is all there is to do: a relist would not cure the
+ *   stream, only cost a list each time.
+ * - `status`: any other answer (5xx, 403, an ERROR event...).
  */
-export type FailureKind = "expired" | "throttled" | "network" | "status";
+export type FailureKind =
+  | "expired"
+  | "throttled"
+  | "network"
+  | "undecodable"
+  | "status";
 
 /**
  * Classify a failure (client-go `isExpiredError`,
  * `isTooLargeResourceVersionError`, `isWatchErrorRetriable`: no Status at
- * all means no answer).
+ * all means no answer). The one place a failure's kind is decided.
  */
 export function classify(err: unknown): FailureKind {
   if (isExpired(err) || isTooLargeResourceVersion(err)) return "expired";
   if (isTooManyRequests(err)) return "throttled";
+  if (undecodable(err)) return "undecodable";
   if (!(err instanceof StatusError)) return "network";
   return "status";
+}
+
+/**
+ * The watch decoder's error for a stream that is not a watch stream
+ * (client/'s `WatchDecodeError`, recognised by name as cache/ does not
+ * import client/); a stream cut mid-line (`UnexpectedEnd`) is a broken
+ * connection instead.
+ */
+function undecodable(err: unknown): boolean {
+  return err instanceof Error && err.name === "WatchDecodeError" &&
+    (err as { kind?: unknown }).kind !== "UnexpectedEnd";
 }
 
 /** What the cycle has learnt about the server; kept across relists. */
@@ -164,7 +187,8 @@ export type ReflectorInput =
   /**
    * The watch ended: `clean` (the server closed it), `broken` (the stream
    * rejected), `stalled` (the watchdog abandoned it) or `error` (an ERROR
-   * event; `kind` classifies its Status). `events`: events applied before
+   * event); `kind` classifies `error` ({@link classify}) for `broken` and
+   * `error`. `events`: events applied before
    * the end (an ERROR event not counted); `lastedMs`: since the request.
    */
   | {
@@ -372,6 +396,7 @@ function fromInitListed(
           return expired(s, s.fromList, input.error, input.kind);
         case "throttled":
         case "network":
+        case "undecodable":
           // client-go isWatchErrorRetriable: retry the watch, not the list.
           return backoff(s, input.error, input.kind, {
             ...s,
@@ -422,9 +447,9 @@ function fromWatching(
       // A stream that cannot be decoded (garbage, a line over the size or
       // depth limit): back off, then resume at the last RV. Resuming at once
       // would loop as fast as the server answers; a relist would not cure
-      // the stream, only cost a list each time.
-      if (undecodable(input.error)) {
-        return backoff(s, input.error, "status", resume);
+      // the stream (see FailureKind).
+      if (input.kind === "undecodable") {
+        return backoff(s, input.error, input.kind, resume);
       }
       // A connection that keeps dying before any event is a very short
       // watch: back off, then relist. One cut after events (or after a quiet
@@ -468,17 +493,6 @@ function expired(
     return backoff(s, error, kind, { ...relist(s), keepBackoff: true });
   }
   return { state: relist(s), report: error, resetBackoff: true };
-}
-
-/**
- * The watch decoder's error for a stream that is not a watch stream
- * (client/'s `WatchDecodeError`, recognised by name as cache/ does not
- * import client/); a stream cut mid-line (`UnexpectedEnd`) is a broken
- * connection instead.
- */
-function undecodable(err: unknown): boolean {
-  return err instanceof Error && err.name === "WatchDecodeError" &&
-    (err as { kind?: unknown }).kind !== "UnexpectedEnd";
 }
 
 /** A list due at the last synced RV, with what is known of the server. */

@@ -194,7 +194,7 @@ Deno.test("step() from InitListed: open → Watching; 410 → relist at the last
       );
     },
   );
-  for (const kind of ["throttled", "network"] as const) {
+  for (const kind of ["throttled", "network", "undecodable"] as const) {
     await t.step(
       `${kind}: Backoff, then the watch again, no longer straight from a list`,
       () => {
@@ -249,6 +249,20 @@ Deno.test("step() from Watching: where each ending goes", async (t) => {
         step(watching("900", true), ended("broken", 0, 5)),
         backoff("900", "network", empty("900")),
       );
+    },
+  );
+  await t.step(
+    "broken by a stream that cannot be decoded (very short or not): Backoff, then the watch again at the last RV, no relist",
+    () => {
+      for (const [events, lastedMs] of [[0, 5], [2, 5], [0, 1_000]]) {
+        assert.deepEqual(
+          step(
+            watching("900", true),
+            ended("broken", events, lastedMs, "undecodable"),
+          ),
+          backoff("900", "undecodable", listed("900")),
+        );
+      }
     },
   );
   await t.step(
@@ -424,4 +438,14 @@ Deno.test("classify() sorts failures into the kinds the transitions know", () =>
   assert.equal(classify(status(429, "TooManyRequests")), "throttled");
   assert.equal(classify(status(500, "InternalError")), "status");
   assert.equal(classify(new TypeError("connection refused")), "network");
+  // client/'s WatchDecodeError, by name (cache/ does not import client/).
+  const decode = (kind: string) =>
+    Object.assign(new Error("Cannot decode watch event"), {
+      name: "WatchDecodeError",
+      kind,
+    });
+  assert.equal(classify(decode("Malformed")), "undecodable");
+  assert.equal(classify(decode("TooLong")), "undecodable");
+  // A stream cut mid-line is a broken connection.
+  assert.equal(classify(decode("UnexpectedEnd")), "network");
 });

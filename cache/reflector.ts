@@ -618,7 +618,9 @@ export class Reflector<T extends KubeObject = KubeObject>
           `abandoned a watch silent for longer than its timeout plus ${WATCHDOG_MARGIN_MS} ms`,
         )
         : out.error,
-      kind: end === "error" ? classify(out.error) : undefined,
+      kind: end === "error" || end === "broken"
+        ? classify(out.error)
+        : undefined,
     };
   }
 
