@@ -240,39 +240,3 @@ Deno.test("splitYamlDocuments() splits at --- and ..., counting lines from the f
     { text: "\nc: 3", line: 4 },
   ]);
 });
-
-Deno.test("cli.ts loads the generator only for gen: watch's static import graph holds no gen/", async () => {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["info", "--json", new URL("../cli.ts", import.meta.url).href],
-    stdout: "piped",
-    stderr: "inherit",
-  }).output();
-  assert.ok(out.success);
-  const graph = JSON.parse(new TextDecoder().decode(out.stdout)) as {
-    roots: string[];
-    modules: {
-      specifier: string;
-      dependencies?: {
-        code?: { specifier: string };
-        type?: { specifier: string };
-        isDynamic?: boolean;
-      }[];
-    }[];
-  };
-  const bySpecifier = new Map(graph.modules.map((m) => [m.specifier, m]));
-  const seen = new Set<string>();
-  const queue = [...graph.roots];
-  while (queue.length > 0) {
-    const spec = queue.pop()!;
-    if (seen.has(spec)) continue;
-    seen.add(spec);
-    for (const d of bySpecifier.get(spec)?.dependencies ?? []) {
-      if (d.isDynamic) continue;
-      if (d.code) queue.push(d.code.specifier);
-    }
-  }
-  const loaded = [...seen].filter((s) => /\/gen\/|\/_cli\/gen\.ts$/.test(s));
-  assert.deepEqual(loaded, []);
-  // The dynamic import is there, so `gen` still finds it.
-  assert.ok(graph.modules.some((m) => m.specifier.endsWith("/_cli/gen.ts")));
-});
