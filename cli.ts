@@ -35,12 +35,18 @@ import {
 } from "./cache/keys.ts";
 import type { KubeObject } from "./api/object.ts";
 import type { DeepReadonly } from "./api/readonly.ts";
-import { KubeConfig } from "./client/config.ts";
+import { KubeConfig, KubeConfigError } from "./client/config.ts";
 import { KubeClient } from "./client/rest.ts";
 import { listWatch } from "./api/resource_client.ts";
 import { apiVersionOf, type ResourceType } from "./api/resources.ts";
-import { parseArgs, USAGE, UsageError, type WatchArgs } from "./_cli/args.ts";
-import { type ConnectionArgs, loadConfig } from "./_cli/connect.ts";
+import {
+  type ConnectionArgs,
+  parseArgs,
+  USAGE,
+  UsageError,
+  type WatchArgs,
+} from "./_cli/args.ts";
+import { loadConfig } from "./_cli/connect.ts";
 import { demoKubeconfig } from "./_cli/demo_kubeconfig.ts";
 import { Discovery, UnknownResourceError } from "./client/discovery.ts";
 import { suggestResource } from "./_cli/resolve.ts";
@@ -48,13 +54,8 @@ import { type PrintedEvent, WatchPrinter } from "./_cli/printer.ts";
 import { ListProgress, withProgress } from "./_cli/progress.ts";
 import { watchStatus } from "./_cli/watch_status.ts";
 import type { Clock } from "./api/clock.ts";
-import {
-  describeError,
-  type ErrorContext,
-  isConnectError,
-} from "./_cli/errors.ts";
+import { RequestTimeoutError, StatusError } from "./api/errors.ts";
 
-export { describeError, type ErrorContext } from "./_cli/errors.ts";
 // kubectl's columns per kind, the printers `watch` uses (client-go has none:
 // they are kubectl's `get` printers).
 export * from "./client/printers.ts";
@@ -493,6 +494,122 @@ function writeText(file: { writeSync(p: Uint8Array): number }) {
     let off = 0;
     while (off < bytes.length) off += file.writeSync(bytes.subarray(off));
   };
+}
+
+// ---- error text: one line per failure, the CLI's and the examples' ----
+
+/**
+ * What an error message can mention.
+ *
+ * @example Name the server and the user
+ * ```ts
+ * import { describeError, type ErrorContext } from "@kubecache/core/cli";
+ * import { StatusError } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const ctx: ErrorContext = { server: "https://10.0.0.1:6443", user: "alice", action: "list pods" };
+ * const text = describeError(StatusError.fromStatus({ code: 401, reason: "Unauthorized", message: "Unauthorized" }), ctx);
+ * assert.match(text, /alice/);
+ * ```
+ */
+export interface ErrorContext {
+  /** The API server URL. */
+  server?: string;
+  /** The kubeconfig user (or another description of who we are). */
+  user?: string;
+  /** What was being done, e.g. `list pods in namespace "default"`. */
+  action?: string;
+  /** A resource name to suggest for an unknown one. */
+  suggestion?: string;
+}
+
+/**
+ * Describe a failure in one line, without a stack trace, the way the CLI
+ * prints it (exported from `@kubecache/core/cli` for scripts that want the
+ * same wording, as the examples do).
+ * @param err what was thrown
+ * @param ctx the server, user and action to name
+ * @returns the message, without a trailing period
+ *
+ * @example Word a 403 the CLI's way
+ * ```ts
+ * import { describeError } from "@kubecache/core/cli";
+ * import { StatusError } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ * const err = StatusError.fromStatus({ code: 403, reason: "Forbidden", message: "no" });
+ * assert.equal(
+ *   describeError(err, { user: "bob", action: "list pods" }),
+ *   'Forbidden as user "bob" (403): not allowed to list pods: no',
+ * );
+ * ```
+ */
+export function describeError(err: unknown, ctx: ErrorContext = {}): string {
+  const at = ctx.server ? ` at ${ctx.server}` : "";
+  const as = ctx.user ? ` as user "${ctx.user}"` : "";
+  const doing = ctx.action ? ` to ${ctx.action}` : "";
+  if (err instanceof UnknownResourceError) {
+    return err.message +
+      (ctx.suggestion ? `; did you mean "${ctx.suggestion}"?` : "");
+  }
+  if (err instanceof KubeConfigError) {
+    const hint =
+      /Cannot (find|load) (a Kubernetes config|kubeconfig)/.test(err.message)
+        ? " (or use --demo to watch an embedded demo cluster)"
+        : "";
+    return err.message + hint;
+  }
+  if (err instanceof StatusError) {
+    const why = err.message ? `: ${err.message}` : "";
+    if (err.code === 401) {
+      return `Unauthorized${as}${at} (401): the server rejected the credentials${why}`;
+    }
+    if (err.code === 403) {
+      return `Forbidden${as}${at} (403)${
+        doing ? `: not allowed${doing}` : ""
+      }${why}`;
+    }
+    return `The API server${at} answered ${err.code} ${err.reason ?? ""}`
+      .trimEnd() +
+      `${doing ? ` when trying${doing}` : ""}${why}`;
+  }
+  if (err instanceof RequestTimeoutError) {
+    return `The API server${at} did not answer in time: ${err.message}`;
+  }
+  if (err instanceof TypeError && isConnectError(err)) {
+    // KubeClient already explains a certificate failure under
+    // insecure-skip-tls-verify (the flag to use): its message is the one.
+    if (/insecure-skip-tls-verify/.test(err.message)) return err.message;
+    return `Cannot reach the API server${at}: ${
+      connectReason(fetchMessage(err))
+    }`;
+  }
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** Whether fetch failed to connect (refused, DNS, TLS, reset). */
+function isConnectError(err: unknown): boolean {
+  return err instanceof TypeError &&
+    /fetch failed|error sending request|connect|dns|certificate|tls|refused|reset/i
+      .test(fetchMessage(err));
+}
+
+/** fetch's own message and its cause's, where the details are. */
+function fetchMessage(err: Error): string {
+  const cause = err.cause instanceof Error ? err.cause.message : "";
+  return `${err.message} ${cause}`;
+}
+
+function isTlsMessage(message: string): boolean {
+  return /certificate|tls|ssl/i.test(message);
+}
+
+function connectReason(message: string): string {
+  if (/refused/i.test(message)) return "connection refused";
+  // Before DNS: certificate errors name the certificate's `DnsName(...)`.
+  if (isTlsMessage(message)) return "TLS handshake failed";
+  if (/dns|lookup|resolve/i.test(message)) return "host name not found";
+  if (/reset/i.test(message)) return "connection reset";
+  return message.trim();
 }
 
 if (import.meta.main) {

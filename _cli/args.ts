@@ -57,21 +57,22 @@ export interface WatchArgs {
   asGroups?: string[];
 }
 
+/** The command-line fields that choose the cluster and credentials. */
+export type ConnectionArgs = Pick<
+  WatchArgs,
+  | "kubeconfig"
+  | "context"
+  | "server"
+  | "token"
+  | "certificateAuthority"
+  | "insecureSkipTlsVerify"
+  | "as"
+  | "asUid"
+  | "asGroups"
+>;
+
 /** The parsed arguments of `gen`: where the OpenAPI comes from and where types go. */
-export interface GenArgs extends
-  Pick<
-    WatchArgs,
-    | "kubeconfig"
-    | "context"
-    | "demo"
-    | "server"
-    | "token"
-    | "certificateAuthority"
-    | "insecureSkipTlsVerify"
-    | "as"
-    | "asUid"
-    | "asGroups"
-  > {
+export interface GenArgs extends ConnectionArgs, Pick<WatchArgs, "demo"> {
   /** The command. */
   command: "gen";
   /** `--from-cluster`: read the cluster's `/openapi/v3`. */

@@ -10,21 +10,7 @@
  */
 
 import { KubeConfig, KubeConfigError } from "../client/config.ts";
-import type { WatchArgs } from "./args.ts";
-
-/** The command-line fields that choose the cluster and credentials. */
-export type ConnectionArgs = Pick<
-  WatchArgs,
-  | "kubeconfig"
-  | "context"
-  | "server"
-  | "token"
-  | "certificateAuthority"
-  | "insecureSkipTlsVerify"
-  | "as"
-  | "asUid"
-  | "asGroups"
->;
+import type { ConnectionArgs } from "./args.ts";
 
 /** Where the environment is read (tests pass their own). */
 export interface ConnectEnv {

@@ -17,7 +17,8 @@ import {
 } from "../gen/mod.ts";
 import { parseYaml } from "../client/_yaml.ts";
 import type { GenArgs } from "./args.ts";
-import { describeError } from "./errors.ts";
+// The CLI's one wording of a failure (cli.ts loads this module only for gen).
+import { describeError } from "../cli.ts";
 
 /** Where `gen` writes and how it reaches a cluster. */
 export interface GenContext {

@@ -4,7 +4,9 @@
  * (`isNotFound`, `isConflict`, `isGone`, ...), and
  * {@link RequestTimeoutError}, a call that waited too long for its answer.
  * Part of the API vocabulary: `KubeClient` throws these errors, the
- * Reflector classifies them.
+ * Reflector classifies them. {@link KubeConfigError}, a kubeconfig that
+ * cannot be used, is here too: both the kubeconfig parser and `KubeConfig`
+ * throw it, and the parser is loaded by `KubeConfig`'s file.
  *
  * @module
  */
@@ -531,5 +533,48 @@ export class RequestTimeoutError extends Error {
     super(`Request ${what} timed out after ${timeoutMs} ms`);
     this.name = "RequestTimeoutError";
     this.timeoutMs = timeoutMs;
+  }
+}
+
+/**
+ * A kubeconfig that cannot be found, read, parsed or used. `path` names the
+ * file when one is involved; a YAML error is the `cause` (with its line and
+ * column in the message).
+ *
+ * @example A kubeconfig that is not YAML a tool writes
+ * ```ts
+ * import { KubeConfig, KubeConfigError } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const path = await Deno.makeTempFile({ suffix: ".yaml" });
+ * await Deno.writeTextFile(path, "clusters: [unclosed\n");
+ * try {
+ *   assert.throws(() => KubeConfig.fromFile(path), (err) => {
+ *     assert.ok(err instanceof KubeConfigError);
+ *     assert.equal(err.path, path);
+ *     assert.match(err.message, /line 1, column/);
+ *     return true;
+ *   });
+ * } finally {
+ *   await Deno.remove(path);
+ * }
+ * ```
+ */
+export class KubeConfigError extends Error {
+  /** The kubeconfig file concerned, if any. */
+  readonly path: string | undefined;
+
+  /**
+   * Create an error.
+   * @param message what went wrong
+   * @param opts the file `path` and the underlying `cause`
+   */
+  constructor(message: string, opts: { path?: string; cause?: unknown } = {}) {
+    super(
+      message,
+      opts.cause === undefined ? undefined : { cause: opts.cause },
+    );
+    this.name = "KubeConfigError";
+    this.path = opts.path;
   }
 }

@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { ImpersonationConfig } from "./_kubeconfig_file.ts";
+import type { ImpersonationConfig } from "./config.ts";
 
 /**
  * The `Impersonate-*` headers, in client-go's order: `Impersonate-User`,

@@ -9,40 +9,11 @@
 import type { Clock } from "../api/clock.ts";
 import type { Status } from "../api/object.ts";
 import type { FaultState } from "./fake_api_server_faults.ts";
+import type { RequestRecord } from "./fake_api_server.ts";
 import type { Cluster } from "./_apiserver_registry.ts";
 import { badRequest, failure } from "./_apiserver_status.ts";
 import type { Table } from "./_apiserver_store.ts";
 import type { Watch } from "./_apiserver_watch.ts";
-
-/**
- * One logged request.
- *
- * @example Count the requests a client made
- * ```ts
- * import { FakeApiServer } from "@kubecache/core/testing";
- * import { ConfigMaps, KubeClient, KubeConfig } from "@kubecache/core";
- * import assert from "node:assert/strict";
- *
- * await using server = await FakeApiServer.start();
- * await using client = new KubeClient(KubeConfig.fromOptions({ server: server.url }));
- * await client.list(ConfigMaps, { namespace: "default", limit: 10 });
- * const [req] = server.requests.filter((r) => r.path.endsWith("/configmaps"));
- * assert.equal(req.method, "GET");
- * assert.equal(req.path, "/api/v1/namespaces/default/configmaps");
- * assert.equal(req.query.get("limit"), "10");
- * assert.equal(typeof req.at, "number");
- * ```
- */
-export interface RequestRecord {
-  /** HTTP method. */
-  method: string;
-  /** URL path. */
-  path: string;
-  /** URL query. */
-  query: URLSearchParams;
-  /** Time received, epoch ms on the server's clock. */
-  at: number;
-}
 
 /** Everything a request handler needs. */
 export interface ServerContext {

@@ -46,7 +46,7 @@ import {
 import type { Cluster } from "./_apiserver_registry.ts";
 import { failure, noSuchResource } from "./_apiserver_status.ts";
 
-export type { RequestRecord, ServerContext } from "./_apiserver_context.ts";
+export type { ServerContext } from "./_apiserver_context.ts";
 
 const PUBLIC_PATHS = new Set(["/healthz", "/livez", "/readyz", "/version"]);
 

@@ -17,11 +17,7 @@ import {
   type ResourceType,
 } from "../api/resources.ts";
 import { FakeApiServerFaults, faultState } from "./fake_api_server_faults.ts";
-import {
-  handle,
-  type RequestRecord,
-  type ServerContext,
-} from "./_apiserver_http.ts";
+import { handle, type ServerContext } from "./_apiserver_http.ts";
 import { serveMutualTls, type ServerHandle } from "./_apiserver_mtls.ts";
 import { Cluster, keyOf } from "./_apiserver_registry.ts";
 import { namespaceRange } from "./_apiserver_store.ts";
@@ -29,7 +25,36 @@ import type { Watch } from "./_apiserver_watch.ts";
 
 export { FakeApiServerFaults } from "./fake_api_server_faults.ts";
 export type { FailNextOptions, SplitMode } from "./fake_api_server_faults.ts";
-export type { RequestRecord } from "./_apiserver_http.ts";
+
+/**
+ * One logged request.
+ *
+ * @example Count the requests a client made
+ * ```ts
+ * import { FakeApiServer } from "@kubecache/core/testing";
+ * import { ConfigMaps, KubeClient, KubeConfig } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * await using server = await FakeApiServer.start();
+ * await using client = new KubeClient(KubeConfig.fromOptions({ server: server.url }));
+ * await client.list(ConfigMaps, { namespace: "default", limit: 10 });
+ * const [req] = server.requests.filter((r) => r.path.endsWith("/configmaps"));
+ * assert.equal(req.method, "GET");
+ * assert.equal(req.path, "/api/v1/namespaces/default/configmaps");
+ * assert.equal(req.query.get("limit"), "10");
+ * assert.equal(typeof req.at, "number");
+ * ```
+ */
+export interface RequestRecord {
+  /** HTTP method. */
+  method: string;
+  /** URL path. */
+  path: string;
+  /** URL query. */
+  query: URLSearchParams;
+  /** Time received, epoch ms on the server's clock. */
+  at: number;
+}
 
 /**
  * TLS material of a {@link FakeApiServer}, all PEM.
