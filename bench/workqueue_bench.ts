@@ -9,9 +9,11 @@
  * - `array queue + Set dedupe`: plus a Set so a waiting key is queued once,
  *   what a hand-written dedupe queue costs (one lookup, one insert and one
  *   delete per key).
- * - `WorkQueue add+get+done`: the same three map operations per key (one
- *   map for the dirty and processing sets) plus three clock readings for
- *   the queue-latency and work-duration metrics.
+ * - `WorkQueue add+get+done`: an anonymous queue, the same three set
+ *   operations per key (one set for the dirty and processing sets) and no
+ *   clock reading.
+ * - `WorkQueue add+get+done, named`: a named queue measures its queue
+ *   latency and work duration, three clock readings per key.
  * - `WorkQueue add+get+done, interleaved`: the worker runs while keys keep
  *   coming (adds of 1k, then the worker drains), so `get` waits and wakes.
  * - `RateLimitingQueue add+get+forget+done`: what `runWorkers` does per key.
@@ -29,7 +31,7 @@ import { RateLimitingQueue } from "../workqueue/rate_limiting_queue.ts";
 const N = 1_000_000;
 const keys = Array.from({ length: N }, (_, i) => `ns-${i % 100}/cm-${i}`);
 const group = "1M items, one worker";
-const opts = { group, n: 3, warmup: 1 } as const;
+const opts = { group, n: 6, warmup: 2 } as const;
 
 Deno.bench({
   name: "array queue (sync)",
@@ -88,6 +90,22 @@ Deno.bench({
   ...opts,
   async fn() {
     const q = new WorkQueue<string>();
+    for (const k of keys) q.add(k);
+    q.shutDown();
+    let n = 0;
+    for (let k = await q.get(); k !== undefined; k = await q.get()) {
+      q.done(k);
+      n++;
+    }
+    if (n !== N) throw new Error("lost items");
+  },
+});
+
+Deno.bench({
+  name: "WorkQueue add+get+done, named",
+  ...opts,
+  async fn() {
+    const q = new WorkQueue<string>({ name: "bench" });
     for (const k of keys) q.add(k);
     q.shutDown();
     let n = 0;

@@ -1,6 +1,5 @@
 // The counters behind WorkQueue.metrics(), kept apart so the queue file is
-// about the queue's guarantees. The per-item times live in the queue's own
-// entry map (one hash lookup per step instead of three).
+// about the queue's guarantees. The per-item times live in the queue itself.
 // Internal to workqueue/.
 
 import type { DurationSummary, WorkQueueMetrics } from "./metrics.ts";
@@ -35,18 +34,20 @@ export class MetricsRecorder {
     this.#onDuration?.("work", ms);
   }
 
-  /** A snapshot at `now`, given the queue's depth and the start times of the items in flight. */
+  /**
+   * A snapshot at `now`, given the queue's depth, how many items are in
+   * flight and their start times (none when the queue is not timed).
+   */
   snapshot(
     now: number,
     depth: number,
+    processing: number,
     startTimes: Iterable<number>,
   ): WorkQueueMetrics {
-    let processing = 0;
     let unfinished = 0;
     let longest = 0;
     for (const started of startTimes) {
       const ran = now - started;
-      processing++;
       unfinished += ran;
       if (ran > longest) longest = ran;
     }

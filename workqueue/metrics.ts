@@ -20,7 +20,8 @@
  * import assert from "node:assert/strict";
  *
  * const clock = new FakeClock();
- * const queue = new WorkQueue<string>({ clock });
+ * // Durations are measured for a named queue (or one with onDuration).
+ * const queue = new WorkQueue<string>({ name: "demo", clock });
  * queue.add("a");
  * await clock.step(40);
  * queue.done((await queue.get())!);
@@ -40,7 +41,10 @@ export interface DurationSummary {
 
 /**
  * A snapshot of a work queue's metrics (client-go `queueMetrics`: the
- * `workqueue_*` Prometheus series, under the same meanings).
+ * `workqueue_*` Prometheus series, under the same meanings). The durations
+ * are measured only for a queue with a `name` or an `onDuration` hook (as
+ * client-go measures only named queues); an anonymous queue reports them
+ * as 0 and reads no clock.
  *
  * @example Read the metrics of a queue
  * ```ts

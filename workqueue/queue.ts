@@ -36,7 +36,12 @@ import { Ring } from "../api/ring.ts";
  * ```
  */
 export interface WorkQueueOptions {
-  /** Name shown in metrics and errors (client-go `QueueConfig.Name`). Default "". */
+  /**
+   * Name shown in metrics and errors (client-go `QueueConfig.Name`).
+   * Default "". A named queue measures its durations for `metrics()`; an
+   * anonymous one (without `onDuration`) reads no clock per item and
+   * reports them as 0, as client-go measures only named queues.
+   */
   name?: string;
   /** Clock of metrics and delays. Default: the real clock. */
   clock?: Clock;
@@ -45,7 +50,8 @@ export interface WorkQueueOptions {
    * `queueMetrics` observes `workqueue_queue_duration_seconds` and
    * `workqueue_work_duration_seconds` per item): `"queue"` is the wait
    * between add and get, `"work"` between get and done (ms).
-   * `metrics()` keeps only count, total and maximum.
+   * `metrics()` keeps only count, total and maximum. Given, it makes the
+   * queue measure durations even without a `name`.
    */
   onDuration?: (which: "queue" | "work", ms: number) => void;
 }
@@ -146,28 +152,25 @@ interface Waiter<T> {
 export class WorkQueue<T> implements Disposable {
   /** Queued items, oldest first; each is dirty and not processing. */
   #items = new Ring<T>();
-  /** When each queued item became dirty (in step with `#items`). */
+  /**
+   * When each queued item became dirty (in step with `#items`), kept only
+   * when the queue is timed.
+   */
   #addedAt = new Ring<number>();
   /**
    * Every item that is queued or processing (client-go's `dirty` and
-   * `processing` sets), with the sequence number of its latest push. Items
-   * leave the FIFO in push order, so an item is queued exactly when that
-   * number is at least `#taken`, and processing otherwise: handing one out
-   * changes no map. Values stay small integers (no allocation per key), so
-   * a key costs one lookup, one insert and one delete from add to done,
-   * what a hand-written Set-dedupe queue pays.
+   * `processing` sets in one). An item in it is processing exactly when it
+   * is `#last` (while `#lastOpen`) or in `#started`, so with one worker a
+   * key costs one lookup, one insert and one delete from add to done, what
+   * a hand-written Set-dedupe queue pays.
    */
-  readonly #seq = new Map<T, number>();
-  /** Pushes so far (the next push's sequence number). */
-  #pushed = 0;
-  /** Items handed out so far. */
-  #taken = 0;
+  readonly #keys = new Set<T>();
   /** Processing items added again (dirty), with the time of that add: queued again at done. */
   readonly #readded = new Map<T, number>();
   /**
    * The item get handed out last and when, while it is processing: a
-   * worker's done usually names it. Start times of other processing items
-   * are in `#started`.
+   * worker's done usually names it. Other processing items are in
+   * `#started`, with their start times (0 when the queue is not timed).
    */
   #last: T | undefined;
   #lastAt = 0;
@@ -183,6 +186,12 @@ export class WorkQueue<T> implements Disposable {
   #drain = false;
   readonly #metrics: MetricsRecorder;
   readonly #clock: Clock;
+  /**
+   * Whether the queue reads the clock for its durations: only a named queue
+   * or one with `onDuration` (client-go measures only queues with a name
+   * and a metrics provider), so an anonymous queue pays no clock reading.
+   */
+  readonly #timed: boolean;
 
   /**
    * Create a queue.
@@ -191,7 +200,9 @@ export class WorkQueue<T> implements Disposable {
   constructor(opts: WorkQueueOptions = {}) {
     checkQueueOptions(new.target.name, opts);
     this.#clock = opts.clock ?? realClock;
-    this.#metrics = new MetricsRecorder(opts.name ?? "", opts.onDuration);
+    const name = opts.name ?? "";
+    this.#timed = name !== "" || opts.onDuration !== undefined;
+    this.#metrics = new MetricsRecorder(name, opts.onDuration);
   }
 
   /**
@@ -208,17 +219,17 @@ export class WorkQueue<T> implements Disposable {
       );
     }
     if (this.#shuttingDown) return;
-    const seq = this.#seq.get(item);
-    if (seq === undefined) {
+    if (!this.#keys.has(item)) {
+      this.#keys.add(item);
       this.#metrics.adds++;
-      this.#push(item, this.#clock.now());
+      this.#push(item, this.#timed ? this.#clock.now() : 0);
       return;
     }
     // Queued already, or processing and added again already: nothing changes.
-    if (seq >= this.#taken || this.#readded.has(item)) return;
+    if (!this.#isProcessing(item) || this.#readded.has(item)) return;
     this.#metrics.adds++;
     // Processing: queued again at its done.
-    this.#readded.set(item, this.#clock.now());
+    this.#readded.set(item, this.#timed ? this.#clock.now() : 0);
   }
 
   /** Number of items waiting to be handed out (client-go `Len`); items being processed do not count. */
@@ -250,7 +261,7 @@ export class WorkQueue<T> implements Disposable {
       signal = opts.signal;
       if (signal?.aborted) return Promise.reject(signal.reason);
     }
-    if (this.len() > 0) return Promise.resolve(this.#take());
+    if (this.#items.size > 0) return Promise.resolve(this.#take());
     if (this.#shuttingDown) return Promise.resolve(undefined);
     return new Promise((resolve, reject) => {
       const onAbort = () => {
@@ -285,7 +296,7 @@ export class WorkQueue<T> implements Disposable {
       this.#started.delete(item);
     }
     this.#processing--;
-    this.#metrics.worked(this.#clock.now() - started);
+    if (this.#timed) this.#metrics.worked(this.#clock.now() - started);
     const again = this.#readded.size === 0
       ? undefined
       : this.#readded.get(item);
@@ -293,8 +304,10 @@ export class WorkQueue<T> implements Disposable {
       this.#readded.delete(item);
       this.#push(item, again);
     } else {
-      this.#seq.delete(item);
-      if (this.#processing === 0) this.#wakeDrainers();
+      this.#keys.delete(item);
+      if (this.#processing === 0 && this.#drainers.length > 0) {
+        this.#wakeDrainers();
+      }
     }
   }
 
@@ -328,12 +341,20 @@ export class WorkQueue<T> implements Disposable {
     return this.#shuttingDown;
   }
 
-  /** A snapshot of the queue's metrics (client-go's `workqueue_*` series), as plain numbers. */
+  /**
+   * A snapshot of the queue's metrics (client-go's `workqueue_*` series),
+   * as plain numbers. The durations (`queueLatency`, `workDuration`,
+   * `unfinishedWorkMs`, `longestRunningProcessorMs`) are measured only for
+   * a queue with a `name` or an `onDuration` hook, as client-go measures
+   * only named queues; an anonymous queue reads no clock and reports them
+   * as 0. Depth, processing, adds and retries are always counted.
+   */
   metrics(): WorkQueueMetrics {
     return this.#metrics.snapshot(
-      this.#clock.now(),
+      this.#timed ? this.#clock.now() : 0,
       this.len(),
-      this.#startTimes(),
+      this.#processing,
+      this.#timed ? this.#startTimes() : [],
     );
   }
 
@@ -369,11 +390,15 @@ export class WorkQueue<T> implements Disposable {
     this.#metrics.retries++;
   }
 
+  /** Whether `item` (queued or processing) is processing. */
+  #isProcessing(item: T): boolean {
+    return (this.#lastOpen && this.#last === item) || this.#started.has(item);
+  }
+
   /** Queue `item`, dirty since `addedAt`; hand it to the oldest waiting get, if any. */
   #push(item: T, addedAt: number): void {
-    this.#seq.set(item, this.#pushed++);
     this.#items.push(item);
-    this.#addedAt.push(addedAt);
+    if (this.#timed) this.#addedAt.push(addedAt);
     // Waiters exist only while nothing was queued: serve the oldest now.
     if (this.#waiters.length > 0) {
       const waiter = this.#waiters.shift()!;
@@ -384,10 +409,11 @@ export class WorkQueue<T> implements Disposable {
 
   #take(): T {
     const item = this.#items.shift() as T;
-    const addedAt = this.#addedAt.shift()!;
-    this.#taken++;
-    const now = this.#clock.now();
-    this.#metrics.queued(now - addedAt);
+    let now = 0;
+    if (this.#timed) {
+      now = this.#clock.now();
+      this.#metrics.queued(now - this.#addedAt.shift()!);
+    }
     // The previous one is still processing (several workers): keep its start.
     if (this.#lastOpen) this.#started.set(this.#last as T, this.#lastAt);
     this.#last = item;

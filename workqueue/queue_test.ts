@@ -263,3 +263,45 @@ Deno.test("WorkQueue with several items in flight: done in any order, re-adds qu
   await drained;
   assert.deepEqual(order, ["c", "b", "a"]);
 });
+
+Deno.test("an anonymous WorkQueue reads no clock per item and reports its durations as 0; a named one or one with onDuration measures them (client-go times only named queues)", async () => {
+  let reads = 0;
+  class CountingClock extends FakeClock {
+    override now(): number {
+      reads++;
+      return super.now();
+    }
+  }
+  const clock = new CountingClock();
+  const counting = new FakeClock();
+  const q = new WorkQueue<string>({ clock });
+  q.add("a");
+  q.add("b");
+  const a = (await q.get())!;
+  await q.get();
+  q.add("a"); // re-added while processing
+  q.done(a);
+  assert.equal(reads, 0);
+  const m = q.metrics();
+  assert.equal(reads, 0);
+  assert.equal(m.adds, 3);
+  assert.equal(m.depth, 1);
+  assert.equal(m.processing, 1);
+  assert.deepEqual(m.queueLatency, { count: 0, totalMs: 0, maxMs: 0 });
+  assert.deepEqual(m.workDuration, { count: 0, totalMs: 0, maxMs: 0 });
+  assert.equal(m.unfinishedWorkMs, 0);
+  assert.equal(m.longestRunningProcessorMs, 0);
+  q.shutDown();
+  for (const opts of [{ name: "n" }, { onDuration: () => {} }]) {
+    const timed = new WorkQueue<string>({ clock: counting, ...opts });
+    timed.add("a");
+    await counting.step(5);
+    timed.done((await timed.get())!);
+    assert.deepEqual(timed.metrics().queueLatency, {
+      count: 1,
+      totalMs: 5,
+      maxMs: 5,
+    });
+    timed.shutDown();
+  }
+});
