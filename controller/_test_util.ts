@@ -1,13 +1,12 @@
 // The controller tests' cluster: a FakeApiServer and TrackedClients on
-// one FakeClock, and until(), which lets real HTTP settle (no request in
-// flight for a few event-loop turns) before moving the fake clock, so no
-// test sleeps on the wall clock. Test-only.
+// one FakeClock, and until(), testing's settle(): real HTTP settles (no
+// request in flight for a few event-loop turns) before the fake clock
+// moves, so no test sleeps on the wall clock. Test-only.
 
-import assert from "node:assert/strict";
 import { KubeConfig } from "../client/config.ts";
 import { FakeApiServer } from "../testing/fake_api_server.ts";
 import { FakeClock } from "../testing/fake_clock.ts";
-import { TrackedClient } from "../testing/tracked_client.ts";
+import { settle, TrackedClient } from "../testing/tracked_client.ts";
 
 /** A server, a clock, clients on it, and a way to wait on both. */
 export class TestCluster implements AsyncDisposable {
@@ -33,30 +32,22 @@ export class TestCluster implements AsyncDisposable {
   }
 
   /** Let HTTP and microtasks settle: no request in flight for 3 turns. */
-  async settle(): Promise<void> {
-    for (let idle = 0, turns = 0; idle < 3 && turns < 2_000; turns++) {
-      await new Promise((resolve) => setTimeout(resolve, 0));
-      idle = this.clients.some((c) => c.inFlight > 0) ? 0 : idle + 1;
-    }
+  settle(): Promise<void> {
+    return settle(this.clients);
   }
 
   /** Settle and step the clock by `stepMs` until `cond` holds, for at most `maxMs` of fake time. */
-  async until(
+  until(
     cond: () => boolean,
     what: string,
     opts: { maxMs?: number; stepMs?: number } = {},
   ): Promise<void> {
-    const started = this.clock.now();
-    for (;;) {
-      await this.settle();
-      if (cond()) return;
-      if (this.clock.now() - started > (opts.maxMs ?? 30_000)) {
-        assert.fail(
-          `no ${what} within ${opts.maxMs ?? 30_000} ms of fake time`,
-        );
-      }
-      await this.clock.step(opts.stepMs ?? 50);
-    }
+    return settle(this.clients, {
+      clock: this.clock,
+      until: cond,
+      what,
+      ...opts,
+    });
   }
 
   /** Run `manager`; `stop()` aborts it and steps the clock until run() settles. */

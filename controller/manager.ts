@@ -10,7 +10,10 @@ import { type Clock, realClock } from "../api/clock.ts";
 import type { KubeObject } from "../api/object.ts";
 import type { ResourceType } from "../api/resources.ts";
 import { SharedInformerFactory } from "../cache/factory.ts";
-import type { SharedIndexInformer } from "../cache/shared_informer.ts";
+import {
+  type SharedIndexInformer,
+  waitForCacheSync,
+} from "../cache/shared_informer.ts";
 import type { KubeClient } from "../client/rest.ts";
 import { LeaderElector } from "../leaderelection/leader_elector.ts";
 import { LeaseLock } from "../leaderelection/lease_lock.ts";
@@ -373,8 +376,67 @@ export class Manager implements AsyncDisposable {
   }
 
   /**
-   * Where the endpoint servers listen while running (the chosen ports,
-   * when 0 was asked); empty before `run()` and after it ends.
+   * Whether every informer of every controller has synced its initial list
+   * (what `/readyz` reports, without the server). False until `run()` has
+   * started them and they have listed; stays true once they have (as
+   * client-go's `HasSynced`); true with no controllers.
+   */
+  hasSynced(): boolean {
+    return [...this.#informers.values()].every((i) => i.hasSynced());
+  }
+
+  /**
+   * Wait until every controller's informers have synced
+   * (controller-runtime `mgr.GetCache().WaitForCacheSync(ctx)`, as
+   * `manager.factory.waitForCacheSync` does for a factory): in a test,
+   * before injecting a fault meant for a reconcile rather than for the
+   * initial list. May be called before `run()`; resolves once `run()` has
+   * started the informers and they have listed.
+   * @param signal stops waiting
+   * @returns true once synced; false when `signal` aborted first or an
+   *   informer stopped (run() ended) before it had synced
+   * @throws {TypeError} (as a rejection) when `signal` is not an AbortSignal
+   *
+   * @example Wait for the caches, then break the next request
+   * ```ts
+   * import { Manager } from "@kubecache/core/controller";
+   * import { ConfigMaps, KubeClient, KubeConfig } from "@kubecache/core";
+   * import { FakeApiServer } from "@kubecache/core/testing";
+   * import assert from "node:assert/strict";
+   *
+   * await using server = await FakeApiServer.start();
+   * await using client = new KubeClient(KubeConfig.fromOptions({ server: server.url }));
+   * await using manager = new Manager(client);
+   * manager.controller("cm", ConfigMaps).complete(() => {});
+   * const stop = new AbortController();
+   * const running = manager.run(stop.signal);
+   * assert.equal(await manager.waitForCacheSync(stop.signal), true);
+   * assert.equal(manager.hasSynced(), true);
+   * stop.abort();
+   * await running;
+   * ```
+   */
+  waitForCacheSync(signal: AbortSignal): Promise<boolean> {
+    if (!(signal instanceof AbortSignal)) {
+      return Promise.reject(
+        new TypeError(
+          `Manager.waitForCacheSync: signal must be an AbortSignal, got ${
+            show(signal)
+          }`,
+        ),
+      );
+    }
+    return waitForCacheSync(
+      { signal, clock: this.#clock },
+      ...[...this.#informers.values()].map((i) => i.hasSynced),
+    );
+  }
+
+  /**
+   * Where the endpoint servers listen (the chosen ports, when 0 was
+   * asked). Filled once `run()` has started the servers, which it does
+   * before it returns its promise: read it right after calling `run()`.
+   * Empty before `run()` and after it ends.
    */
   addresses(): { metrics?: Deno.NetAddr; health?: Deno.NetAddr } {
     const [first, second] = this.#servers;

@@ -58,6 +58,52 @@ Deno.test("Manager /readyz answers 503 until every informer synced, then 200 (?v
   assert.deepEqual(manager.addresses(), {});
 });
 
+Deno.test("Manager.waitForCacheSync / hasSynced: false until run() has listed every controller's types (even when the first list fails), true after", async () => {
+  await using c = await TestCluster.start();
+  c.server.create(ConfigMaps, {
+    metadata: { name: "a", namespace: "default" },
+  });
+  await using manager = new Manager(c.client(), { clock: c.clock });
+  manager.controller("cm", ConfigMaps).owns(Secrets).complete(() => {});
+  assert.equal(manager.hasSynced(), false);
+  // Called before run(): waits for run() to start and sync the informers.
+  let synced: boolean | undefined;
+  const waiting = manager.waitForCacheSync(new AbortController().signal)
+    .then((v) => (synced = v));
+  // The first list of configmaps fails: not synced until the retry.
+  c.server.faults.failNext(1, {
+    status: 500,
+    match: (r) =>
+      r.method === "GET" && new URL(r.url).pathname.endsWith("/configmaps"),
+  });
+  const run = c.run(manager);
+  await c.settle();
+  assert.equal(synced, undefined);
+  assert.equal(manager.hasSynced(), false);
+  await c.until(() => synced !== undefined, "waitForCacheSync");
+  assert.equal(await waiting, true);
+  assert.equal(manager.hasSynced(), true);
+  const aborted = new AbortController();
+  aborted.abort();
+  assert.equal(await manager.waitForCacheSync(aborted.signal), true);
+  await run.stop();
+  await assert.rejects(
+    manager.waitForCacheSync("soon" as never),
+    TypeError,
+    'Manager.waitForCacheSync: signal must be an AbortSignal, got "soon"',
+  );
+});
+
+Deno.test("Manager.waitForCacheSync resolves false when its signal aborts before the caches sync", async () => {
+  await using c = await TestCluster.start();
+  await using manager = new Manager(c.client(), { clock: c.clock });
+  manager.controller("cm", ConfigMaps).complete(() => {});
+  const stop = new AbortController();
+  const waiting = manager.waitForCacheSync(stop.signal);
+  stop.abort();
+  assert.equal(await waiting, false);
+});
+
 Deno.test("Manager /metrics: the controller-runtime, workqueue, client-go and informer families, valid Prometheus text", async () => {
   await using c = await TestCluster.start();
   c.server.create(ConfigMaps, {

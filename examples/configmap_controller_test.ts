@@ -5,7 +5,12 @@
 
 import assert from "node:assert/strict";
 import { ConfigMaps, Events, KubeConfig, Leases } from "../mod.ts";
-import { FakeApiServer, FakeClock, TrackedClient } from "../testing/mod.ts";
+import {
+  FakeApiServer,
+  FakeClock,
+  settle,
+  TrackedClient,
+} from "../testing/mod.ts";
 import { ANNOTATION, LEASE_NAME, runReplica } from "./configmap_controller.ts";
 
 interface Replica {
@@ -40,21 +45,15 @@ Deno.test("examples/configmap_controller.ts: of two replicas exactly one reconci
     replicas.push(r);
     return r;
   };
-  // Let real HTTP settle (no request in flight for a few event loop turns),
-  // then move the fake clock a little; never sleep on the wall clock.
-  const until = async (cond: () => boolean, what: string) => {
-    const startedAt = clock.now();
-    while (!cond()) {
-      if (clock.now() - startedAt > 10_000) {
-        assert.fail(`no ${what} within 10 s of fake time`);
-      }
-      for (let idle = 0, turns = 0; idle < 3 && turns < 1_000; turns++) {
-        await new Promise((resolve) => setTimeout(resolve, 0));
-        idle = replicas.some((r) => r.client.inFlight > 0) ? 0 : idle + 1;
-      }
-      if (!cond()) await clock.step(50);
-    }
-  };
+  // Let real HTTP settle, then move the fake clock a little; never sleep
+  // on the wall clock.
+  const until = (cond: () => boolean, what: string) =>
+    settle(replicas.map((r) => r.client), {
+      clock,
+      until: cond,
+      what,
+      maxMs: 10_000,
+    });
   const annotated = (r: Replica) =>
     r.lines.filter((l) => l.startsWith("annotated default/"));
   const annotation = (name: string) =>

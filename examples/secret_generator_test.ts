@@ -5,7 +5,12 @@
 import assert from "node:assert/strict";
 import { ConfigMaps, Events, KubeConfig, Secrets } from "../mod.ts";
 import { Manager } from "../controller/mod.ts";
-import { FakeApiServer, FakeClock, TrackedClient } from "../testing/mod.ts";
+import {
+  FakeApiServer,
+  FakeClock,
+  settle,
+  TrackedClient,
+} from "../testing/mod.ts";
 import {
   addSecretGenerator,
   FINALIZER,
@@ -19,17 +24,8 @@ Deno.test("examples/secret_generator.ts: a labelled ConfigMap owns a generated S
   await using client = new TrackedClient(
     KubeConfig.fromOptions({ server: server.url }),
   );
-  const until = async (cond: () => boolean, what: string) => {
-    const startedAt = clock.now();
-    while (!cond()) {
-      if (clock.now() - startedAt > 30_000) assert.fail(`no ${what}`);
-      for (let idle = 0, turns = 0; idle < 3 && turns < 1_000; turns++) {
-        await new Promise((resolve) => setTimeout(resolve, 0));
-        idle = client.inFlight > 0 ? 0 : idle + 1;
-      }
-      if (!cond()) await clock.step(50);
-    }
-  };
+  const until = (cond: () => boolean, what: string) =>
+    settle(client, { clock, until: cond, what });
   const secret = () => server.get(Secrets, "default", secretName("db"));
   const reasons = () =>
     server.list(Events, "default").map((e) => e.reason).sort();
