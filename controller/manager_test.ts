@@ -493,3 +493,42 @@ Deno.test("Manager graceful shutdown: a reconcile that ignores its aborted signa
   never.resolve();
   await manager[Symbol.asyncDispose]();
 });
+
+Deno.test("Manager graceful shutdown with leader election: the Lease is renewed while reconciles drain past leaseDuration, and released after", async () => {
+  await using c = await TestCluster.start();
+  c.server.create(ConfigMaps, {
+    metadata: { name: "slow", namespace: "default" },
+  });
+  await using manager = new Manager(c.client(), {
+    clock: c.clock,
+    leaderElection: { name: "lock", namespace: "default", identity: "me" },
+  });
+  let entered = false;
+  let finished = false;
+  manager.controller("cm", ConfigMaps).complete(async (_req, ctx) => {
+    entered = true;
+    await c.clock.sleep(20_000); // longer than the 15 s lease
+    finished = !ctx.signal.aborted;
+  });
+  const stop = new AbortController();
+  let settled = false;
+  const done = manager.run(stop.signal).finally(() => (settled = true));
+  await c.until(() => entered, "reconcile in flight");
+  const stoppedAt = c.clock.now();
+  stop.abort();
+  await c.until(() => c.clock.now() - stoppedAt >= 18_000, "18 s of drain", {
+    stepMs: 500,
+  });
+  const draining = !finished && !settled;
+  const lease = c.server.get(Leases, "default", "lock")!;
+  const age = c.clock.now() - Date.parse(lease.spec!.renewTime!);
+  // Let the drain end whatever the Lease says, then judge.
+  await c.until(() => settled, "run() to resolve");
+  await done;
+  assert.ok(draining);
+  // Past leaseDuration since the stop, the Lease was still ours and fresh.
+  assert.equal(lease.spec?.holderIdentity, "me");
+  assert.ok(age < 15_000, `renewed ${age} ms before, during the drain`);
+  assert.ok(finished, "the reconcile finished unaborted");
+  assert.equal(holder(c), "", "released after the drain");
+});
