@@ -10,6 +10,7 @@ import { type Clock, realClock } from "../api/clock.ts";
 import type { KubeObject } from "../api/object.ts";
 import type { ResourceType } from "../api/resources.ts";
 import { SharedInformerFactory } from "../cache/factory.ts";
+import { describeCause } from "../cache/reflector_status.ts";
 import {
   type SharedIndexInformer,
   waitForCacheSync,
@@ -625,6 +626,10 @@ export class Manager implements AsyncDisposable {
         releaseOnCancel: le.releaseOnCancel ?? true,
         clock: this.#clock,
         name: le.name,
+        // One line per failure, worded as the informers word theirs
+        // ("cannot reach https://...: connection refused"), not a stack.
+        onError: (err) =>
+          console.error(`leaderelection ${le.name}: ${describeCause(err)}`),
         callbacks: {
           onStartedLeading: (lead) => {
             leading.set(1);

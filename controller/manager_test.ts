@@ -12,6 +12,9 @@ import { LeadershipLostError, Manager } from "./manager.ts";
 import { parsePrometheusText } from "./_prom_text_test_util.ts";
 import { TestCluster } from "./_test_util.ts";
 import { FakeClock } from "../testing/fake_clock.ts";
+import { TrackedClient } from "../testing/tracked_client.ts";
+import { KubeConfig } from "../client/config.ts";
+import type { RawRequestOptions } from "../client/rest.ts";
 
 /** fetch that the test's settle() can wait for. */
 async function get(url: string): Promise<{ status: number; body: string }> {
@@ -300,6 +303,61 @@ Deno.test("Manager losing leadership aborts the reconciles in flight and rejects
   assert.ok(outcome instanceof LeadershipLostError, String(outcome));
   assert.ok(inFlight!.aborted, "the reconcile in flight was told to stop");
   assert.ok(!stop.signal.aborted);
+});
+
+Deno.test("Manager losing leadership because the cluster went away logs one line per failure, not a stack, and rejects run() with LeadershipLostError", async () => {
+  await using c = await TestCluster.start();
+  // The Lease requests meet a closed port (a real fetch failure) once the
+  // cluster is "gone"; the rest keeps working, so only the elector speaks.
+  let gone = false;
+  const closed = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const deadPort = closed.addr.port;
+  closed.close();
+  class Flaky extends TrackedClient {
+    override request<R>(
+      method: string,
+      path: string,
+      opts?: RawRequestOptions,
+    ): Promise<R> {
+      if (gone && path.includes("/leases")) {
+        return fetch(`http://127.0.0.1:${deadPort}${path}`, {
+          signal: opts?.signal,
+        }) as Promise<never>;
+      }
+      return super.request<R>(method, path, opts);
+    }
+  }
+  const client = new Flaky(KubeConfig.fromOptions({ server: c.server.url }));
+  c.clients.push(client);
+  await using manager = new Manager(client, {
+    clock: c.clock,
+    leaderElection: { name: "lock", namespace: "default", identity: "me" },
+  });
+  manager.controller("cm", ConfigMaps).complete(() => {});
+  const lines: unknown[][] = [];
+  const original = console.error;
+  console.error = (...args: unknown[]) => lines.push(args);
+  try {
+    const run = c.run(manager);
+    let outcome: unknown;
+    run.done.then(() => (outcome = "resolved"), (err) => (outcome = err));
+    await c.until(() => holder(c) === "me", "leading");
+    gone = true;
+    await c.until(() => outcome !== undefined, "run() to end", {
+      maxMs: 30_000,
+    });
+    assert.ok(outcome instanceof LeadershipLostError, String(outcome));
+  } finally {
+    console.error = original;
+  }
+  assert.ok(lines.length >= 1, "the failure was reported");
+  for (const args of lines) {
+    assert.equal(args.length, 1, `one string per line: ${args}`);
+    assert.equal(
+      args[0],
+      `leaderelection lock: cannot reach http://127.0.0.1:${deadPort}: connection refused`,
+    );
+  }
 });
 
 Deno.test("Manager graceful shutdown: no new keys, in-flight reconciles get gracefulShutdownTimeout before ctx.signal aborts, then run() resolves", async () => {

@@ -153,11 +153,18 @@ if (import.meta.main) {
     id,
     metricsPort: port("--metrics-port"),
     healthPort: port("--health-port"),
-  }, stop.signal);
+  }, stop.signal).catch((err: unknown) => {
+    // A fatal informer error: one line, not a stack.
+    console.error(`error: ${err instanceof Error ? err.message : err}`);
+    return "failed" as const;
+  });
   Deno.removeSignalListener("SIGINT", onSignal);
   Deno.removeSignalListener("SIGTERM", onSignal);
   if (ended === "lost") {
-    console.error(`${id} lost leadership; exiting`);
-    Deno.exitCode = 1;
+    // Another replica may be working already: exit 1 and be restarted.
+    console.error(
+      `error: ${id} lost leadership (Lease ${LEASE_NAME}); exiting`,
+    );
   }
+  if (ended !== "stopped") Deno.exitCode = 1;
 }

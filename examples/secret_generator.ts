@@ -127,5 +127,11 @@ if (import.meta.main) {
   Deno.addSignalListener("SIGINT", () => stop.abort());
   Deno.addSignalListener("SIGTERM", () => stop.abort());
   console.log(`generating Secrets for ConfigMaps labelled ${LABEL}=true`);
-  await manager.run(stop.signal);
+  try {
+    await manager.run(stop.signal);
+  } catch (err) {
+    // A fatal informer error: one line and exit 1, not a stack.
+    console.error(`error: ${err instanceof Error ? err.message : err}`);
+    Deno.exitCode = 1;
+  }
 }
