@@ -15,8 +15,17 @@
 import type { KubeObject } from "../api/object.ts";
 import { badRequest, failure, statusError } from "./_apiserver_status.ts";
 
-// deno-lint-ignore no-explicit-any
-type Json = any;
+/** A JSON object: an applied configuration, an object, a map in either. */
+type JsonMap = Record<string, unknown>;
+
+/** A managedFields `fieldsV1` set: `f:<field>` keys, a `{}` per leaf. */
+interface FieldsV1 {
+  [key: string]: FieldsV1;
+}
+
+function isMap(v: unknown): v is JsonMap {
+  return v !== null && typeof v === "object" && !Array.isArray(v);
+}
 
 /** One managedFields entry. */
 interface ManagedFieldsEntry {
@@ -25,7 +34,7 @@ interface ManagedFieldsEntry {
   apiVersion?: string;
   time?: string;
   fieldsType?: string;
-  fieldsV1?: Json;
+  fieldsV1?: FieldsV1;
   subresource?: string;
 }
 
@@ -65,10 +74,10 @@ export interface ApplyOptions {
  */
 export function serverSideApply(
   current: KubeObject | undefined,
-  patch: Json,
+  patch: unknown,
   opts: ApplyOptions,
 ): KubeObject {
-  if (!patch || typeof patch !== "object" || Array.isArray(patch)) {
+  if (!isMap(patch)) {
     throw badRequest("error decoding YAML: the apply patch is not an object");
   }
   if (patch.apiVersion !== opts.apiVersion) {
@@ -78,7 +87,7 @@ export function serverSideApply(
       }, expected: ${opts.apiVersion}`,
     );
   }
-  const name = patch.metadata?.name;
+  const name = isMap(patch.metadata) ? patch.metadata.name : undefined;
   if (name !== undefined && name !== opts.name) {
     throw badRequest(
       `the name of the object (${name}) does not match the name on the URL (${opts.name})`,
@@ -88,7 +97,7 @@ export function serverSideApply(
   const entries: ManagedFieldsEntry[] = JSON.parse(
     JSON.stringify(current?.metadata.managedFields ?? []),
   );
-  const obj: Json = JSON.parse(JSON.stringify(current ?? {}));
+  const obj: JsonMap = JSON.parse(JSON.stringify(current ?? {}));
   const owned = new Map<ManagedFieldsEntry, string[][]>();
   for (const e of entries) {
     if (e.operation === "Apply") owned.set(e, fromFieldsV1(e.fieldsV1));
@@ -136,8 +145,11 @@ export function serverSideApply(
   }
   if (!mine) applies.push(entry);
   const others = entries.filter((e) => e.operation !== "Apply");
-  obj.metadata = { ...obj.metadata, managedFields: [...applies, ...others] };
-  return obj as KubeObject;
+  obj.metadata = {
+    ...obj.metadata as JsonMap | undefined,
+    managedFields: [...applies, ...others],
+  };
+  return obj as unknown as KubeObject;
 }
 
 function conflictError(conflicts: { manager: string; path: string[] }[]) {
@@ -171,10 +183,10 @@ function conflictError(conflicts: { manager: string; path: string[] }[]) {
 }
 
 /** Leaf paths of an applied configuration (lists and scalars are leaves). */
-function leaves(patch: Json): string[][] {
+function leaves(patch: JsonMap): string[][] {
   const out: string[][] = [];
-  const walk = (v: Json, path: string[]) => {
-    if (v !== null && typeof v === "object" && !Array.isArray(v)) {
+  const walk = (v: unknown, path: string[]) => {
+    if (isMap(v)) {
       const keys = Object.keys(v);
       if (keys.length === 0 && path.length > 0) out.push(path);
       for (const k of keys) walk(v[k], [...path, k]);
@@ -183,7 +195,7 @@ function leaves(patch: Json): string[][] {
   for (const [k, v] of Object.entries(patch)) {
     if (k === "apiVersion" || k === "kind") continue;
     if (k === "metadata" && v && typeof v === "object") {
-      for (const [mk, mv] of Object.entries(v as Json)) {
+      for (const [mk, mv] of Object.entries(v)) {
         if (!SERVER_META.has(mk)) walk(mv, ["metadata", mk]);
       }
       continue;
@@ -200,29 +212,31 @@ function overlaps(a: string[], b: string[]): boolean {
   return true;
 }
 
-function valueAt(obj: Json, path: string[]): Json {
+function valueAt(obj: unknown, path: string[]): unknown {
   let v = obj;
   for (const k of path) {
     if (v === null || typeof v !== "object") return undefined;
-    v = v[k];
+    v = (v as JsonMap)[k];
   }
   return v;
 }
 
-function removeAt(obj: Json, path: string[]): void {
+function removeAt(obj: JsonMap, path: string[]): void {
   const parent = valueAt(obj, path.slice(0, -1));
-  if (parent && typeof parent === "object") delete parent[path.at(-1)!];
+  if (parent && typeof parent === "object") {
+    delete (parent as JsonMap)[path.at(-1)!];
+  }
 }
 
 /** Maps merge key by key; lists and scalars replace; null removes. */
-function merge(into: Json, patch: Json): void {
+function merge(into: JsonMap, patch: JsonMap): void {
   for (const [k, v] of Object.entries(patch)) {
     if (k === "metadata" && v && typeof v === "object") {
-      into.metadata ??= {};
-      for (const [mk, mv] of Object.entries(v as Json)) {
+      const meta = (into.metadata ??= {}) as JsonMap;
+      for (const [mk, mv] of Object.entries(v)) {
         if (SERVER_META.has(mk) && mk !== "name") continue;
-        if (mk === "name" && into.metadata.name !== undefined) continue;
-        setMerged(into.metadata, mk, mv);
+        if (mk === "name" && meta.name !== undefined) continue;
+        setMerged(meta, mk, mv);
       }
       continue;
     }
@@ -230,19 +244,17 @@ function merge(into: Json, patch: Json): void {
   }
 }
 
-function setMerged(into: Json, k: string, v: Json): void {
+function setMerged(into: JsonMap, k: string, v: unknown): void {
+  const current = into[k];
   if (v === null) {
     delete into[k];
-  } else if (
-    typeof v === "object" && !Array.isArray(v) && into[k] &&
-    typeof into[k] === "object" && !Array.isArray(into[k])
-  ) {
-    for (const [kk, vv] of Object.entries(v)) setMerged(into[k], kk, vv);
+  } else if (isMap(v) && isMap(current)) {
+    for (const [kk, vv] of Object.entries(v)) setMerged(current, kk, vv);
   } else into[k] = JSON.parse(JSON.stringify(v));
 }
 
-function toFieldsV1(paths: string[][]): Json {
-  const root: Json = {};
+function toFieldsV1(paths: string[][]): FieldsV1 {
+  const root: FieldsV1 = {};
   for (const p of paths) {
     let cur = root;
     for (const k of p) cur = cur[`f:${k}`] ??= {};
@@ -250,12 +262,13 @@ function toFieldsV1(paths: string[][]): Json {
   return root;
 }
 
-function fromFieldsV1(f: Json): string[][] {
+function fromFieldsV1(f: FieldsV1 | undefined): string[][] {
   const out: string[][] = [];
-  const walk = (node: Json, path: string[]) => {
-    const keys = Object.keys(node ?? {}).filter((k) => k.startsWith("f:"));
+  const walk = (node: FieldsV1 | undefined, path: string[]) => {
+    const n = node ?? {};
+    const keys = Object.keys(n).filter((k) => k.startsWith("f:"));
     if (keys.length === 0 && path.length > 0) out.push(path);
-    for (const k of keys) walk(node[k], [...path, k.slice(2)]);
+    for (const k of keys) walk(n[k], [...path, k.slice(2)]);
   };
   walk(f, []);
   return out;

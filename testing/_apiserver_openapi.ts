@@ -12,6 +12,7 @@
  * @module
  */
 
+import type { Condition } from "../api/types.ts";
 import type { JsonSchema, OpenApiDocument } from "../gen/mod.ts";
 import type { Table } from "./_apiserver_store.ts";
 import { VERSION_INFO } from "./_apiserver_discovery.ts";
@@ -72,10 +73,10 @@ export async function openapiDocuments(
     t.type.resource === "customresourcedefinitions"
   );
   const established = (crds?.sorted() ?? []).filter((e) =>
-    // deno-lint-ignore no-explicit-any
-    ((e.obj as any).status?.conditions ?? []).some((c: any) =>
-      c.type === "Established" && c.status === "True"
-    )
+    ((e.obj as { status?: { conditions?: Condition[] } }).status
+      ?.conditions ?? []).some((c) =>
+        c.type === "Established" && c.status === "True"
+      )
   );
   const signature = JSON.stringify([
     tables.map((t) => [
