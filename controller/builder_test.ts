@@ -9,6 +9,7 @@ import { ItemExponentialFailureRateLimiter } from "../workqueue/rate_limiter.ts"
 import { Manager } from "./manager.ts";
 import type { ReconcileContext, Request } from "./builder.ts";
 import { generationChanged, labelsChanged } from "./predicates.ts";
+import { DeletedFinalStateUnknown } from "../cache/keys.ts";
 import { controllerOf } from "./owners.ts";
 import { EndpointServer } from "./health.ts";
 import { EventRecorder } from "./event_recorder.ts";
@@ -477,4 +478,46 @@ Deno.test("the controller's entry points check every argument at the call, not w
     () => new EventRecorder(client, { component: "x", host: 5 as never }),
     /new EventRecorder: opts.host must be a string, got 5/,
   );
+});
+
+Deno.test("owns(): an owned object deleted while the watch was away (a tombstone after the relist) still enqueues its owner", async () => {
+  await using c = await TestCluster.start();
+  await using manager = new Manager(c.client(), { clock: c.clock });
+  const keys: string[] = [];
+  manager.controller("cm", ConfigMaps).owns(Secrets).complete((req) => {
+    keys.push(keyOf(req));
+  });
+  let tombstones = 0;
+  manager.factory.informerFor(Secrets).addEventHandler({
+    onDelete: (obj) => {
+      if (obj instanceof DeletedFinalStateUnknown) tombstones++;
+    },
+  });
+  const run = running(c, manager);
+  await c.until(() => manager.controllers()[0].hasSynced(), "sync");
+  c.server.create(Secrets, {
+    metadata: {
+      name: "owned",
+      namespace: "default",
+      ownerReferences: [{
+        apiVersion: "v1",
+        kind: "ConfigMap",
+        name: "owner",
+        uid: "u1",
+        controller: true,
+      }],
+    },
+  });
+  await c.until(() => keys.length === 1, "owner enqueued on create");
+  // The delete is never seen as a watch event: the watch stalls, history
+  // is compacted, and the reconnect must relist (410 Expired).
+  c.server.faults.stallWatches(true);
+  c.server.delete(Secrets, "default", "owned");
+  c.server.compact();
+  c.server.faults.closeWatches();
+  c.server.faults.stallWatches(false);
+  await c.until(() => tombstones === 1, "a tombstone from the relist");
+  await c.until(() => keys.length === 2, "owner enqueued on the tombstone");
+  assert.deepEqual(keys, ["default/owner", "default/owner"]);
+  await run.stop();
 });
