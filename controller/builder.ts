@@ -546,7 +546,8 @@ export class Controller {
   /**
    * Put a Request on the queue, as a handler would (controller-runtime's
    * `source.Channel` for triggers from outside the cluster). A key already
-   * waiting is not queued twice.
+   * waiting is not queued twice. For a cluster-scoped type the namespace
+   * is left out.
    * @param req the object to reconcile
    * @throws {TypeError} when `req.name` is not a non-empty string or `req.namespace` is neither a string nor undefined
    */
@@ -559,7 +560,7 @@ export class Controller {
       );
     }
     checkOptionalString("Controller.enqueue", "req.namespace", req.namespace);
-    this.#queue.add(keyOf(req));
+    this.#queue.add(keyOf(req, this.forType.namespaced));
   }
 
   /** Whether every informer this controller reads has synced. */
@@ -674,7 +675,9 @@ export class Controller {
     this.#informers.push({ type: spec.type, informer });
     const { predicates, map } = spec;
     const add = (reqs: Request[]) => {
-      for (const r of reqs) this.#queue.add(keyOf(r));
+      for (const r of reqs) {
+        this.#queue.add(keyOf(r, this.forType.namespaced));
+      }
     };
     informer.addEventHandler({
       onAdd: (obj) => {
@@ -737,9 +740,15 @@ function requestOf(
     : { name: name ?? "" };
 }
 
-/** `namespace/name`, or `name` (cache `metaNamespaceKeyFunc`). */
-function keyOf(req: Request): string {
-  return req.namespace ? `${req.namespace}/${req.name}` : req.name;
+/**
+ * `namespace/name`, or `name` (cache `metaNamespaceKeyFunc`). A cluster-scoped
+ * type's key has no namespace even when a map or `enqueue` gave one: its
+ * Request would otherwise come back named `namespace/name`.
+ */
+function keyOf(req: Request, namespaced: boolean): string {
+  return namespaced && req.namespace
+    ? `${req.namespace}/${req.name}`
+    : req.name;
 }
 
 function requestOfKey(key: string, namespaced: boolean): Request {

@@ -521,3 +521,30 @@ Deno.test("owns(): an owned object deleted while the watch was away (a tombstone
   assert.deepEqual(keys, ["default/owner", "default/owner"]);
   await run.stop();
 });
+
+Deno.test("a cluster-scoped controller's Requests have no namespace even when a map or enqueue gives one", async () => {
+  await using c = await TestCluster.start();
+  c.server.create(Namespaces, { metadata: { name: "team-a" } });
+  await using manager = new Manager(c.client(), { clock: c.clock });
+  const reqs: Request[] = [];
+  const controller = manager.controller("ns", Namespaces)
+    .watches(ConfigMaps, (obj) => [{
+      namespace: obj.metadata.namespace,
+      name: obj.metadata.namespace!,
+    }])
+    .complete((req) => {
+      if (req.name === "team-a" || req.name.includes("/")) reqs.push(req);
+    });
+  const run = running(c, manager);
+  await c.until(() => reqs.length === 1, "the Namespace itself");
+  c.server.create(ConfigMaps, {
+    metadata: { name: "settings", namespace: "team-a" },
+  });
+  await c.until(() => reqs.length === 2, "mapped from the ConfigMap");
+  controller.enqueue({ namespace: "x", name: "team-a" });
+  await c.until(() => reqs.length === 3, "enqueued by hand");
+  assert.deepEqual(reqs, [{ name: "team-a" }, { name: "team-a" }, {
+    name: "team-a",
+  }]);
+  await run.stop();
+});
