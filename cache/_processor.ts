@@ -21,6 +21,7 @@ import type {
   ResourceEventHandler,
 } from "./event_handler.ts";
 import { Ring } from "../api/ring.ts";
+import type { CallbackResult } from "../api/callback.ts";
 
 /**
  * A handler as the informer's internals call it, with the cache's objects
@@ -30,11 +31,11 @@ import { Ring } from "../api/ring.ts";
  */
 export interface ObjectHandler<T> {
   /** See {@link ResourceEventHandler.onAdd}. */
-  onAdd?(obj: T, isInInitialList: boolean): void | Promise<void>;
+  onAdd?(obj: T, isInInitialList: boolean): CallbackResult;
   /** See {@link ResourceEventHandler.onUpdate}. */
-  onUpdate?(oldObj: T, newObj: T): void | Promise<void>;
+  onUpdate?(oldObj: T, newObj: T): CallbackResult;
   /** See {@link ResourceEventHandler.onDelete}. */
-  onDelete?(obj: T | DeletedFinalStateUnknown<T>): void | Promise<void>;
+  onDelete?(obj: T | DeletedFinalStateUnknown<T>): CallbackResult;
 }
 
 /** The user's handler as an {@link ObjectHandler} (the same object). */
@@ -128,7 +129,7 @@ export function callHandler<T>(
   b: T,
   report: ListenerErrorHandler,
 ): void | Promise<void> {
-  let result: void | Promise<void>;
+  let result: CallbackResult;
   try {
     switch (kind) {
       case ADD:
@@ -563,7 +564,7 @@ function applyDeltas<T extends KubeObject>(
 function applyDelta<T extends KubeObject>(
   delta: Deltas<T>[number],
   opts: ProcessDeltasOptions<T>,
-): void | Promise<void> {
+): CallbackResult {
   const { handler, store } = opts;
   const key = opts.key ?? store.keyOf(delta.object);
   if (delta.type === "Deleted") {

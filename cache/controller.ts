@@ -56,6 +56,7 @@ import type {
   InformerErrorContext,
   ResourceEventHandler,
 } from "./event_handler.ts";
+import type { CallbackResult } from "../api/callback.ts";
 
 /**
  * A handler that forwards only objects passing `filter` (client-go
@@ -106,7 +107,7 @@ export class FilteringResourceEventHandler<T extends KubeObject>
   }
 
   /** Forward the add when the object passes the filter. */
-  onAdd(obj: DeepReadonly<T>, isInInitialList: boolean): void | Promise<void> {
+  onAdd(obj: DeepReadonly<T>, isInInitialList: boolean): CallbackResult {
     if (this.#filter(obj)) return this.#handler.onAdd?.(obj, isInInitialList);
   }
 
@@ -114,7 +115,7 @@ export class FilteringResourceEventHandler<T extends KubeObject>
   onUpdate(
     oldObj: DeepReadonly<T>,
     newObj: DeepReadonly<T>,
-  ): void | Promise<void> {
+  ): CallbackResult {
     const newer = this.#filter(newObj);
     const older = this.#filter(oldObj);
     if (newer && older) return this.#handler.onUpdate?.(oldObj, newObj);
@@ -125,7 +126,7 @@ export class FilteringResourceEventHandler<T extends KubeObject>
   /** Forward the delete when the object passes the filter. */
   onDelete(
     obj: DeepReadonly<T> | DeletedFinalStateUnknown<DeepReadonly<T>>,
-  ): void | Promise<void> {
+  ): CallbackResult {
     const last = obj instanceof DeletedFinalStateUnknown ? obj.obj : obj;
     if (last === undefined || this.#filter(last)) {
       return this.#handler.onDelete?.(obj);

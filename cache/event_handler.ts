@@ -10,12 +10,15 @@
 
 import type { DeepReadonly } from "../api/readonly.ts";
 import type { DeletedFinalStateUnknown } from "./keys.ts";
+import type { CallbackResult } from "../api/callback.ts";
 
 /**
  * Receives notifications about changes to a set of objects (client-go
  * `cache.ResourceEventHandler`). Every method is optional and may return a
  * promise, which is awaited before the same handler gets its next
- * notification. Handlers MUST NOT modify the objects they receive: they are
+ * notification; any other return value is ignored (see
+ * {@link CallbackResult}), so `onAdd: (cm) => names.push(cm.metadata.name!)`
+ * is a handler. Handlers MUST NOT modify the objects they receive: they are
  * the cached objects themselves, shared with every other reader.
  *
  * - `onAdd` is called for an object that is new to the cache.
@@ -67,7 +70,7 @@ import type { DeletedFinalStateUnknown } from "./keys.ts";
  */
 export interface ResourceEventHandler<T> {
   /** An object was added to the cache. */
-  onAdd?(obj: DeepReadonly<T>, isInInitialList: boolean): void | Promise<void>;
+  onAdd?(obj: DeepReadonly<T>, isInInitialList: boolean): CallbackResult;
   /**
    * An object in the cache changed; or, with the same resourceVersion on
    * both sides, a resync (only for a handler due for one).
@@ -75,11 +78,11 @@ export interface ResourceEventHandler<T> {
   onUpdate?(
     oldObj: DeepReadonly<T>,
     newObj: DeepReadonly<T>,
-  ): void | Promise<void>;
+  ): CallbackResult;
   /** An object left the cache; a tombstone when its final state is unknown. */
   onDelete?(
     obj: DeepReadonly<T> | DeletedFinalStateUnknown<DeepReadonly<T>>,
-  ): void | Promise<void>;
+  ): CallbackResult;
 }
 
 /**

@@ -12,6 +12,7 @@ import { computeKey } from "./keys.ts";
 import { Serial, Wakeup } from "./_queue.ts";
 import { Ring } from "../api/ring.ts";
 import { processOrRequeue, RequeueError } from "./requeue.ts";
+import type { CallbackResult } from "../api/callback.ts";
 
 // Public from here, as client-go's ErrRequeue is in fifo.go; declared
 // beside the requeue rule it drives, which DeltaFIFO shares.
@@ -27,8 +28,9 @@ export { RequeueError };
  * consumer keying a store the same way need not compute it again.
  *
  * Throw a {@link RequeueError} to put the item back; any other error is
- * passed on by `pop`. An async function is awaited before `pop` settles, and
- * no other `pop` of the same queue runs meanwhile.
+ * passed on by `pop`. A returned promise is awaited before `pop` settles,
+ * and no other `pop` of the same queue runs meanwhile; any other return
+ * value is ignored (see {@link CallbackResult}).
  *
  * @typeParam P what the queue hands out: the object for {@link FIFO},
  * its `Deltas` for a `DeltaFIFO`
@@ -55,7 +57,7 @@ export type PopProcessFunc<P> = (
   item: P,
   isInInitialList: boolean,
   key?: string,
-) => void | Promise<void>;
+) => CallbackResult;
 
 /**
  * The error a queue's `pop` rejects with once the queue is closed and empty

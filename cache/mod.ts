@@ -36,6 +36,7 @@
 export * from "../api/object.ts";
 export * from "../api/clock.ts";
 export * from "../api/readonly.ts";
+export * from "../api/callback.ts";
 export * from "../api/listwatch.ts";
 export * from "../api/resource_client.ts";
 export type { ResourceType } from "../api/resources.ts";

@@ -7,6 +7,8 @@
  * @module
  */
 
+import type { CallbackResult } from "../api/callback.ts";
+
 /**
  * Thrown by a pop's `process` function (`PopProcessFunc`) to requeue the item it was given
  * (client-go `ErrRequeue`).
@@ -58,11 +60,11 @@ export function processOrRequeue<P>(
     item: P,
     isInInitialList: boolean,
     key?: string,
-  ) => void | Promise<void>,
+  ) => CallbackResult,
   item: P,
   opts: { key?: string; isInInitialList: boolean; requeue: () => void },
 ): Promise<void> | undefined {
-  let pending: void | Promise<void>;
+  let pending: CallbackResult;
   try {
     pending = process(item, opts.isInInitialList, opts.key);
   } catch (err) {
@@ -71,7 +73,9 @@ export function processOrRequeue<P>(
   }
   // Only a thenable is waited for; any other return value (e.g. from an
   // arrow function that returns what it pushed) means it ran synchronously.
-  if (typeof (pending as PromiseLike<void> | undefined)?.then !== "function") {
+  if (
+    typeof (pending as PromiseLike<unknown> | undefined)?.then !== "function"
+  ) {
     return undefined;
   }
   return Promise.resolve(pending).then(

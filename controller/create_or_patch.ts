@@ -7,6 +7,7 @@
  */
 
 import { isNotFound } from "../api/errors.ts";
+import type { CallbackResult } from "../api/callback.ts";
 import type { KubeObject } from "../api/object.ts";
 import { deepCopy } from "../api/readonly.ts";
 import type { ResourceType } from "../api/resources.ts";
@@ -47,7 +48,7 @@ export type OperationResult = "created" | "patched" | "unchanged";
  * @param client the client to write with
  * @param type the resource type
  * @param obj the object to create, naming the one to patch (its `metadata.name`, and `metadata.namespace` for a namespaced type)
- * @param mutate sets the desired state on the object it is given
+ * @param mutate sets the desired state on the object it is given; a returned promise is awaited, any other return value ignored
  * @returns what was done
  * @throws {TypeError} when an argument is of the wrong kind, or `mutate` changed the name or namespace
  * @throws {StatusError} when the server refuses (403, 409 on create after a race, 422…)
@@ -76,7 +77,7 @@ export async function createOrPatch<T extends KubeObject>(
   client: KubeClient,
   type: ResourceType<T>,
   obj: T,
-  mutate: (current: T) => void | Promise<void>,
+  mutate: (current: T) => CallbackResult,
 ): Promise<OperationResult> {
   const call = "createOrPatch";
   if (typeof client?.get !== "function") {

@@ -61,3 +61,4 @@ export * from "./create_or_patch.ts";
 export * from "./event_recorder.ts";
 export * from "./metrics.ts";
 export * from "./health.ts";
+export type { CallbackResult } from "../api/callback.ts";

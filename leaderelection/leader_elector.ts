@@ -7,6 +7,7 @@
 
 import { type Clock, realClock } from "../api/clock.ts";
 import { isAlreadyExists, isConflict } from "../api/errors.ts";
+import type { CallbackResult } from "../api/callback.ts";
 import {
   checkClock,
   checkDuration,
@@ -65,10 +66,10 @@ export interface LeaderCallbacks {
    * Called when this candidate becomes leader. Do the leader's work until
    * `signal` aborts: it aborts the moment leadership ends (run's signal
    * aborted, or no renew within `renewDeadline`, or another holder seen).
-   * A returned promise is awaited before the lease is released; if it
-   * rejects, the elector steps down and `run` rejects with that error.
+   * A returned promise is awaited before the lease is released (any other
+   * return value is ignored); if it rejects, the elector steps down and `run` rejects with that error.
    */
-  onStartedLeading(signal: AbortSignal): void | Promise<void>;
+  onStartedLeading(signal: AbortSignal): CallbackResult;
   /**
    * Called once when `run` ends, after leadership (if any) has ended and
    * the work of `onStartedLeading` has settled. As in client-go it is also
@@ -385,7 +386,7 @@ export class LeaderElector {
     this.#leading = true;
     const leading = new AbortController();
     let failure: { error: unknown } | undefined;
-    let work: Promise<void>;
+    let work: Promise<unknown>;
     try {
       work = Promise.resolve(this.#callbacks.onStartedLeading(leading.signal));
     } catch (error) {

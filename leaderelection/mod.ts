@@ -45,3 +45,4 @@
 
 export * from "./lease_lock.ts";
 export * from "./leader_elector.ts";
+export type { CallbackResult } from "../api/callback.ts";

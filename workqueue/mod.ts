@@ -32,3 +32,4 @@ export * from "./rate_limiting_queue.ts";
 export * from "./rate_limiter.ts";
 export * from "./workers.ts";
 export * from "./metrics.ts";
+export type { CallbackResult } from "../api/callback.ts";

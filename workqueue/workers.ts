@@ -7,6 +7,7 @@
  */
 
 import type { RateLimitingQueue } from "./rate_limiting_queue.ts";
+import type { CallbackResult } from "../api/callback.ts";
 import {
   checkFunction,
   checkInteger,
@@ -18,7 +19,8 @@ import {
 
 /**
  * Reconciles one item. Throw (or reject) to have the item retried with
- * rate limiting. `signal` aborts when the workers are asked to stop; a
+ * rate limiting. A returned promise is awaited; any other return value is
+ * ignored (see {@link CallbackResult}). `signal` aborts when the workers are asked to stop; a
  * long reconcile should pass it on (to `fetch`, `client.get`, ...).
  *
  * @typeParam T the item type
@@ -40,7 +42,7 @@ import {
 export type Reconcile<T> = (
   item: T,
   signal: AbortSignal,
-) => void | Promise<void>;
+) => CallbackResult;
 
 /**
  * Options of {@link runWorkers}.
