@@ -9,6 +9,7 @@
 
 import {
   type DeepReadonly,
+  deletionHandlingMetaNamespaceKeyFunc,
   listWatch,
   newSharedIndexInformer,
   type Pod,
@@ -65,11 +66,8 @@ informer.addEventHandler({
     }
   },
   onDelete: (pod) =>
-    // A tombstone (DeletedFinalStateUnknown) carries the namespace/name key.
-    print(
-      "deleted",
-      "key" in pod ? pod.key : `${pod.metadata.namespace}/${pod.metadata.name}`,
-    ),
+    // namespace/name, of the pod or of a tombstone (DeletedFinalStateUnknown)
+    print("deleted", deletionHandlingMetaNamespaceKeyFunc(pod)),
 });
 
 await informer.run(stop.signal);

@@ -390,7 +390,7 @@ export class FakeApiServer implements AsyncDisposable {
    * would: an object with finalizers only gets a deletionTimestamp, a pod
    * is written with its deletion fields (MODIFIED) and then removed, a
    * namespace goes Terminating (with `controllers`, its objects are then
-   * deleted and so is it).
+   * deleted and so is it). Namespace first, then name, as in {@link get}.
    * @param namespace `""` for cluster-scoped types
    * @param options `gracePeriodSeconds` (default 0: no graceful deletion) and `propagationPolicy`
    * @returns the object as last stored (for a removed object, at the deletion's resourceVersion)
@@ -410,8 +410,14 @@ export class FakeApiServer implements AsyncDisposable {
   }
 
   /**
-   * The stored object, or undefined.
+   * The stored object, or undefined. The namespace comes before the name
+   * (client-go's object tracker order), the reverse of
+   * `KubeClient.get(type, name, { namespace })`:
+   * `server.get(ConfigMaps, "default", "app-config")`. Swapped, the lookup
+   * finds nothing and returns undefined.
+   * @param type the resource type
    * @param namespace `""` for cluster-scoped types
+   * @param name the object's name
    * @throws {TypeError} when the type is not served by this server
    */
   get<T extends KubeObject>(
