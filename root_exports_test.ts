@@ -44,6 +44,7 @@ const ROOT_EXPORTS = [
   "CacheMutationDetector",
   "CacheMutationError",
   "CallOptions",
+  "CallbackResult",
   "Clock",
   "Condition",
   "ConfigMap",

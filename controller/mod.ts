@@ -61,4 +61,3 @@ export * from "./create_or_patch.ts";
 export * from "./event_recorder.ts";
 export * from "./metrics.ts";
 export * from "./health.ts";
-export type { CallbackResult } from "../api/callback.ts";

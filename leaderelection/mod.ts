@@ -45,4 +45,3 @@
 
 export * from "./lease_lock.ts";
 export * from "./leader_elector.ts";
-export type { CallbackResult } from "../api/callback.ts";
