@@ -109,10 +109,13 @@ export function fieldMatcher(
   }
   if (reqs.length === 0) return undefined;
   const defaults = strategy.fieldDefaults ?? {};
+  const computed = strategy.fieldValues ?? {};
   return (obj) =>
-    reqs.every((r) =>
-      (fieldValue(obj, r.path, defaults) === r.value) === r.equal
-    );
+    reqs.every((r) => {
+      const get = computed[r.path.join(".")];
+      const v = get ? get(obj) : fieldValue(obj, r.path, defaults);
+      return (v === r.value) === r.equal;
+    });
 }
 
 function fieldValue(

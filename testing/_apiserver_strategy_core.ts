@@ -99,6 +99,17 @@ export const EVENTS: ResourceStrategy = {
     "source",
     "type",
   ],
+  // kube-apiserver's ToSelectableFields: `source` is the legacy
+  // `source.component`, or the reporting controller when that is empty.
+  fieldValues: {
+    source: (obj) => {
+      const e = obj as unknown as {
+        source?: { component?: string };
+        reportingComponent?: string;
+      };
+      return e.source?.component || e.reportingComponent || "";
+    },
+  },
 };
 
 /** core/v1 replicationcontrollers. */

@@ -138,6 +138,12 @@ export interface ResourceStrategy {
    * supported: X".
    */
   fieldLabels?: readonly string[];
+  /**
+   * Selectable fields whose value is computed rather than read at their
+   * path (an Event's `source` is `source.component`, else
+   * `reportingComponent`), as the kind's `ToSelectableFields` builds them.
+   */
+  fieldValues?: Readonly<Record<string, (obj: KubeObject) => string>>;
   /** Value of a selectable field that is unset (booleans select as "false"). */
   fieldDefaults?: Readonly<Record<string, string>>;
   /**

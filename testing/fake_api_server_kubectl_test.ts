@@ -516,6 +516,48 @@ Deno.test({
 
 Deno.test({
   name:
+    "kubectl get events --field-selector source=X matches source.component, else reportingComponent, as kube-apiserver does",
+  ignore,
+  async fn() {
+    await using env = await setup();
+    const { server, kubectl } = env;
+    const event = (name: string, more: Record<string, unknown>) =>
+      server.create(Events, {
+        metadata: { name },
+        involvedObject: { kind: "ConfigMap", name: "cfg" },
+        reason: "Labelled",
+        type: "Normal",
+        ...more,
+      });
+    event("legacy", { source: { component: "labeller" } });
+    event("new", { reportingComponent: "labeller" });
+    event("other", { source: { component: "kubelet", host: "node-a" } });
+    const names = async (selector: string) => {
+      const out = await kubectl(
+        "get",
+        "events",
+        "--field-selector",
+        selector,
+        "-o",
+        "name",
+      );
+      assert.equal(out.code, 0, out.stderr);
+      return out.stdout.trim().split("\n").filter((l) => l !== "");
+    };
+    assert.deepEqual(await names("source=labeller"), [
+      "event/legacy",
+      "event/new",
+    ]);
+    assert.deepEqual(await names("source=kubelet"), ["event/other"]);
+    assert.deepEqual(await names("source!=labeller"), ["event/other"]);
+    assert.deepEqual(await names("reportingComponent=labeller"), [
+      "event/new",
+    ]);
+  },
+});
+
+Deno.test({
+  name:
     "kubectl explain reads FakeApiServer's /openapi/v3: a CRD's fields and a built-in's",
   ignore,
   async fn() {
