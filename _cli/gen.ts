@@ -19,6 +19,7 @@ import { parseYaml } from "../client/_yaml.ts";
 import type { GenArgs } from "./args.ts";
 // The CLI's one wording of a failure (cli.ts loads this module only for gen).
 import { describeError } from "../cli.ts";
+import { errorMessage } from "../api/validate.ts";
 
 /** Where `gen` writes and how it reaches a cluster. */
 export interface GenContext {
@@ -59,7 +60,7 @@ export async function gen(args: GenArgs, ctx: GenContext): Promise<number> {
       }
       modules = got;
     } else if (args.openapi !== undefined) {
-      const doc = readJsonFile(args.openapi) as OpenApiDocument;
+      const doc = readJsonFile(args.openapi, "--openapi") as OpenApiDocument;
       modules = generateTypes({ [args.openapi]: doc }, filters(args));
     } else {
       const crds = args.crd.flatMap(readManifests).filter(isCrd);
@@ -94,7 +95,8 @@ export async function gen(args: GenArgs, ctx: GenContext): Promise<number> {
     ctx.stdout(file);
   }
   const ms = Math.round(performance.now() - started);
-  ctx.stderr(`wrote ${modules.size} modules to ${out}/ in ${ms} ms\n`);
+  const n = modules.size === 1 ? "1 module" : `${modules.size} modules`;
+  ctx.stderr(`wrote ${n} to ${out}/ in ${ms} ms\n`);
   return 0;
 }
 
@@ -199,8 +201,26 @@ async function eachLimited<T>(
   );
 }
 
-function readJsonFile(path: string): unknown {
-  const text = Deno.readTextFileSync(path);
+/**
+ * A source file's text. A file that cannot be read is one line naming the
+ * flag and the path, like the kubeconfig's ("Cannot read kubeconfig ...").
+ * @throws {Error} "Cannot read --crd file X: the file does not exist"
+ */
+function readSource(path: string, flag: string): string {
+  try {
+    return Deno.readTextFileSync(path);
+  } catch (cause) {
+    const why = cause instanceof Deno.errors.NotFound
+      ? "the file does not exist"
+      : cause instanceof Deno.errors.IsADirectory
+      ? "it is a directory"
+      : errorMessage(cause);
+    throw new Error(`Cannot read ${flag} file ${path}: ${why}`, { cause });
+  }
+}
+
+function readJsonFile(path: string, flag: string, text?: string): unknown {
+  text ??= readSource(path, flag);
   try {
     return JSON.parse(text);
   } catch (err) {
@@ -215,11 +235,11 @@ function readJsonFile(path: string): unknown {
  * with `items`) or YAML with `---` between documents.
  */
 export function readManifests(path: string): unknown[] {
-  const text = Deno.readTextFileSync(path);
+  const text = readSource(path, "--crd");
   const trimmed = text.trimStart();
   let docs: unknown[];
   if (trimmed.startsWith("{") || trimmed.startsWith("[")) {
-    const v = readJsonFile(path);
+    const v = readJsonFile(path, "--crd", text);
     docs = Array.isArray(v) ? v : [v];
   } else {
     docs = splitYamlDocuments(text).map(({ text, line }) => {

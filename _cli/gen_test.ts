@@ -240,3 +240,31 @@ Deno.test("splitYamlDocuments() splits at --- and ..., counting lines from the f
     { text: "\nc: 3", line: 4 },
   ]);
 });
+
+Deno.test("gen --crd/--openapi with a missing file prints one line naming the flag and the file; one module is 'wrote 1 module'", async () => {
+  const crd = await gen(["--crd", "nosuch.yaml", "--out", "unused"]);
+  assert.equal(crd.code, 1);
+  assert.deepEqual(crd.out, []);
+  assert.equal(
+    crd.err,
+    "error: Cannot read --crd file nosuch.yaml: the file does not exist\n",
+  );
+  const openapi = await gen(["--openapi", "nosuch.json", "--out", "unused"]);
+  assert.equal(
+    openapi.err,
+    "error: Cannot read --openapi file nosuch.json: the file does not exist\n",
+  );
+  await withTempDir(async (dir) => {
+    const one = await gen([
+      "--crd",
+      WELL_KNOWN,
+      "--group",
+      "cert-manager.io",
+      "--out",
+      dir,
+    ]);
+    assert.equal(one.code, 0, one.err);
+    assert.equal(one.out.length, 1);
+    assert.match(one.err, /^wrote 1 module to .* in \d+ ms\n$/);
+  });
+});
