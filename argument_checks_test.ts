@@ -3,8 +3,8 @@
  * parsed config) throw at the call: a TypeError for a wrong kind of value,
  * a RangeError for a number out of range, the message naming the call, the
  * parameter and the value as given (docs/behaviour.md, Argument checks).
- * One row per check of the client, listWatch, the informers, the work queue
- * and leader election; cache/'s stores and queues have theirs in
+ * One row per check of the client, listWatch, the informers and listers,
+ * resourceType, FakeClock, the work queue and leader election; cache/'s stores and queues have theirs in
  * cache/_validate_test.ts.
  */
 
@@ -24,12 +24,13 @@ import {
   newSharedIndexInformer,
   Pods,
   RateLimitingQueue,
+  resourceType,
   runWorkers,
   SharedInformerFactory,
   WorkQueue,
 } from "@kubecache/core";
 import { LeaderElector, LeaseLock } from "@kubecache/core/leaderelection";
-import { FakeControllerSource } from "@kubecache/core/testing";
+import { FakeClock, FakeControllerSource } from "@kubecache/core/testing";
 
 // deno-lint-ignore no-explicit-any
 type Any = any;
@@ -57,6 +58,8 @@ function fixtures() {
     client,
     queue,
     lock,
+    source: new FakeControllerSource(),
+    factory: new SharedInformerFactory(client),
     signal: new AbortController().signal,
     callbacks: { onStartedLeading() {}, onStoppedLeading() {} },
     [Symbol.dispose]() {
@@ -68,7 +71,9 @@ function fixtures() {
 
 /** Each row: the call, the error class, the whole message. */
 function rows(
-  { client, queue, lock, signal, callbacks }: ReturnType<typeof fixtures>,
+  { client, queue, lock, signal, callbacks, source, factory }: ReturnType<
+    typeof fixtures
+  >,
 ): Row[] {
   return [
     // KubeClient verbs (each returns a Promise: a bad argument rejects it)
@@ -133,6 +138,52 @@ function rows(
       TypeError,
       'KubeClient.delete: options must be an object, got "default"',
     ],
+    [
+      () => client.list(ConfigMaps, { labelSelector: { app: "web" } }),
+      TypeError,
+      "KubeClient.list: options.labelSelector must be a string, got an object",
+    ],
+    [
+      () => client.list(ConfigMaps, { labelSelector: ["app=web"] }),
+      TypeError,
+      "KubeClient.list: options.labelSelector must be a string, got an array",
+    ],
+    [
+      () =>
+        client.watch(ConfigMaps, { fieldSelector: { "metadata.name": "a" } }),
+      TypeError,
+      "KubeClient.watch: options.fieldSelector must be a string, got an object",
+    ],
+    [
+      () =>
+        client.patch(ConfigMaps, "a", {}, {
+          patchType: "merge",
+          subresource: "status/../../x",
+        }),
+      TypeError,
+      'KubeClient.patch: options.subresource must be a subresource name such as "status" or "scale" (letters only), got "status/../../x"',
+    ],
+    [
+      () =>
+        client.update(ConfigMaps, { metadata: { name: "a" } }, {
+          subresource: "",
+        }),
+      TypeError,
+      'KubeClient.update: options.subresource must be a subresource name such as "status" or "scale" (letters only), got ""',
+    ],
+    [
+      () => client.get(ConfigMaps, "a", { subresource: ["status"] }),
+      TypeError,
+      'KubeClient.get: options.subresource must be a subresource name such as "status" or "scale" (letters only), got an array',
+    ],
+    [
+      () =>
+        client.create(ConfigMaps, { metadata: { name: "a" } }, {
+          subresource: 5,
+        }),
+      TypeError,
+      'KubeClient.create: options.subresource must be a subresource name such as "status" or "scale" (letters only), got 5',
+    ],
     // listWatch, metadataListWatch
     [
       () => listWatch(client, "pods" as Any),
@@ -164,6 +215,11 @@ function rows(
       TypeError,
       'metadataListWatch: filters.transform must be a function, got "strip"',
     ],
+    [
+      () => listWatch(client, Pods, { labelSelector: { app: "web" } as Any }),
+      TypeError,
+      "listWatch: filters.labelSelector must be a string, got an object",
+    ],
     // informers take a ListerWatcher, not a client
     [
       () => newSharedIndexInformer(client),
@@ -179,6 +235,56 @@ function rows(
       () => new SharedInformerFactory("http://localhost" as Any),
       TypeError,
       'new SharedInformerFactory: client must be a KubeClient (with list, watch methods), got "http://localhost"',
+    ],
+    [
+      () =>
+        newSharedIndexInformer(source).addEventHandler({ onadd() {} } as Any),
+      TypeError,
+      'SharedIndexInformer.addEventHandler: handler must be an object with onAdd, onUpdate or onDelete, got an object with none of them as a function (its keys: "onadd")',
+    ],
+    [
+      () => newSharedIndexInformer(source).addEventHandler({}),
+      TypeError,
+      "SharedIndexInformer.addEventHandler: handler must be an object with onAdd, onUpdate or onDelete, got an object with none of them as a function",
+    ],
+    [
+      () => newSharedIndexInformer(source).addEventHandler((() => {}) as Any),
+      TypeError,
+      "SharedIndexInformer.addEventHandler: handler must be an object with onAdd, onUpdate or onDelete, got a function",
+    ],
+    // listers
+    [
+      () => factory.lister(ConfigMaps).get("x"),
+      TypeError,
+      'GenericLister.get: configmaps are namespaced, so the key needs the namespace: use .namespaced(ns).get("x") or the key "<namespace>/x", got "x"',
+    ],
+    [
+      () => factory.lister(ConfigMaps).namespaced(undefined as Any),
+      TypeError,
+      'GenericLister.namespaced: namespace must be a string ("" for all), got undefined',
+    ],
+    // resource types
+    [
+      () =>
+        resourceType({
+          apiVersion: "v1beta1",
+          kind: "Foo",
+          resource: "foos",
+          namespaced: true,
+        }),
+      RangeError,
+      'Cannot describe resource type: apiVersion "v1beta1" has no group, and only the core group\'s "v1" goes without one; give "group/v1beta1" (e.g. "example.com/v1beta1")',
+    ],
+    // FakeClock (its step returns a Promise: a bad argument rejects it)
+    [
+      () => new FakeClock(1000).step("100" as Any),
+      TypeError,
+      'FakeClock.step: ms must be a number of milliseconds, got "100"',
+    ],
+    [
+      () => new FakeClock("1000" as Any),
+      TypeError,
+      'new FakeClock: startMs must be a finite number of epoch milliseconds, got "1000"',
     ],
     // KubeConfig.fromOptions
     [

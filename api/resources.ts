@@ -112,6 +112,8 @@ export interface ResourceTypeOptions {
  * ```
  *
  * @throws {TypeError} when `apiVersion` has more than one `/`, or a name is empty
+ * @throws {RangeError} when `apiVersion` has no group and is not `"v1"` (the
+ *   core group's only version): `"v1beta1"` alone is a group left out
  */
 export function resourceType<T extends KubeObject = KubeObject>(
   opts: ResourceTypeOptions,
@@ -128,6 +130,13 @@ export function resourceType<T extends KubeObject = KubeObject>(
     );
   }
   const [group, version] = parts.length === 2 ? parts : ["", parts[0]];
+  if (group === "" && version !== "v1") {
+    // The core group's only version is v1: "v1beta1" alone is a group
+    // left out, which the server would answer 404 at /api/v1beta1.
+    throw new RangeError(
+      `Cannot describe resource type: apiVersion "${version}" has no group, and only the core group's "v1" goes without one; give "group/${version}" (e.g. "example.com/${version}")`,
+    );
+  }
   return {
     group,
     version,

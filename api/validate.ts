@@ -117,12 +117,28 @@ export function checkPositive(
   }
 }
 
-/** `value` is an event handler: an object (its methods are all optional). */
+/**
+ * `value` is an event handler: an object with at least one of `onAdd`,
+ * `onUpdate`, `onDelete` as a function (each is optional, but a handler
+ * with none of them, e.g. `{ onadd }`, would never be called).
+ */
 export function checkHandler(call: string, name: string, value: unknown): void {
+  const expected =
+    `${call}: ${name} must be an object with onAdd, onUpdate or onDelete`;
   if (typeof value !== "object" || value === null) {
+    throw new TypeError(`${expected}, got ${show(value)}`);
+  }
+  const h = value as Record<string, unknown>;
+  if (
+    typeof h.onAdd !== "function" && typeof h.onUpdate !== "function" &&
+    typeof h.onDelete !== "function"
+  ) {
+    const keys = Object.keys(h);
     throw new TypeError(
-      `${call}: ${name} must be an object with onAdd, onUpdate or onDelete, got ${
-        show(value)
+      `${expected}, got ${show(value)} with none of them as a function${
+        keys.length
+          ? ` (its keys: ${keys.slice(0, 5).map((k) => show(k)).join(", ")})`
+          : ""
       }`,
     );
   }

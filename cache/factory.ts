@@ -328,14 +328,16 @@ export class SharedInformerFactory implements AsyncDisposable {
    * @typeParam T the object type
    * @param type the resource type
    * @param opts as for {@link SharedInformerFactory.informerFor}
-   * @returns a lister reading the shared cache
+   * @returns a lister reading the shared cache; for a namespaced type its
+   *   `get` takes `"namespace/name"` (or use `.namespaced(ns).get(name)`)
+   *   and throws a TypeError for a bare name
    */
   lister<T extends KubeObject>(
     type: ResourceType<T>,
     opts: InformerForOptions<T> = {},
   ): GenericLister<T> {
     checkResourceType("SharedInformerFactory.lister", "type", type);
-    return newGenericLister(this.informerFor(type, opts).getIndexer());
+    return newGenericLister(this.informerFor(type, opts).getIndexer(), type);
   }
 
   /**

@@ -6,8 +6,14 @@
  * @module
  */
 
-import { checkFunction, checkMethods, show } from "./_validate.ts";
+import {
+  checkFunction,
+  checkMethods,
+  checkResourceType,
+  show,
+} from "./_validate.ts";
 import type { KubeObject } from "../api/object.ts";
+import type { ResourceType } from "../api/resources.ts";
 import type { DeepReadonly } from "../api/readonly.ts";
 import { everything, parseSelector, type Selector } from "./labels.ts";
 import type { ReadonlyIndexer } from "./store.ts";
@@ -187,7 +193,13 @@ export interface GenericNamespaceLister<T> {
    * @throws {SelectorParseError} when `selector` is text that does not parse
    */
   list(selector?: Selector | string): DeepReadonly<T>[];
-  /** The object named `name`, or `undefined`. */
+  /**
+   * The object named `name`, or `undefined`. On a cluster-wide
+   * {@link GenericLister}, `name` is the store key (`"namespace/name"` for
+   * a namespaced object).
+   * @throws {TypeError} on a cluster-wide lister of a namespaced type (the
+   *   factory's), for a key without a namespace
+   */
   get(name: string): DeepReadonly<T> | undefined;
 }
 
@@ -218,7 +230,10 @@ export interface GenericNamespaceLister<T> {
  * ```
  */
 export interface GenericLister<T> extends GenericNamespaceLister<T> {
-  /** The view of one namespace; `""` means all namespaces. */
+  /**
+   * The view of one namespace; `""` means all namespaces.
+   * @throws {TypeError} when `namespace` is not a string
+   */
   namespaced(namespace: string): GenericNamespaceLister<T>;
 }
 
@@ -273,11 +288,17 @@ function toSelector(selector: Selector | string | undefined): Selector {
  *
  * @typeParam T the object type
  * @param indexer the cache to read, e.g. `informer.getIndexer()`
+ * @param type the resource type cached (client-go's `resource` argument),
+ *   when known: for a namespaced type, `get` of a bare name (no
+ *   `namespace/`) throws instead of missing silently
  * @returns a lister sharing the indexer's objects
- * @throws {TypeError} when `indexer` is not an Indexer
+ * @throws {TypeError} when `indexer` is not an Indexer; from `namespaced`,
+ *   when the namespace is not a string; from `get`, when the key is not a
+ *   string, or has no namespace while `type` is namespaced
  */
 export function newGenericLister<T extends KubeObject>(
   indexer: ReadonlyIndexer<T>,
+  type?: ResourceType,
 ): GenericLister<T> {
   checkMethods(
     "newGenericLister",
@@ -286,12 +307,23 @@ export function newGenericLister<T extends KubeObject>(
     "an Indexer such as informer.getIndexer()",
     ["list", "byIndex", "getIndexers", "getByKey"],
   );
+  if (type !== undefined) checkResourceType("newGenericLister", "type", type);
   // Read as KubeObjects (the generic DeepReadonly<T> hides metadata from
   // the type checker); what goes out is typed DeepReadonly<T> again.
   const objects = indexer as unknown as ReadonlyIndexer<LabelledObject>;
   const out = (list: DeepReadonly<LabelledObject>[]) =>
     list as unknown as DeepReadonly<T>[];
-  const namespaced = (namespace: string): GenericNamespaceLister<T> => ({
+  const namespaced = (namespace: string): GenericNamespaceLister<T> => {
+    if (typeof namespace !== "string") {
+      throw new TypeError(
+        `GenericLister.namespaced: namespace must be a string ("" for all), got ${
+          show(namespace)
+        }`,
+      );
+    }
+    return namespaceLister(namespace);
+  };
+  const namespaceLister = (namespace: string): GenericNamespaceLister<T> => ({
     list(selector?: Selector | string): DeepReadonly<T>[] {
       const found: DeepReadonly<LabelledObject>[] = [];
       listAllByNamespace(
@@ -313,6 +345,20 @@ export function newGenericLister<T extends KubeObject>(
       return out(found);
     },
     get(name: string): DeepReadonly<T> | undefined {
+      if (typeof name !== "string") {
+        throw new TypeError(
+          `GenericLister.get: key must be a string, got ${show(name)}`,
+        );
+      }
+      if (type?.namespaced && !name.includes("/")) {
+        // No object of a namespaced type has a key without a namespace:
+        // a bare name would miss every time.
+        throw new TypeError(
+          `GenericLister.get: ${type.resource} are namespaced, so the key needs the namespace: use .namespaced(ns).get(${
+            show(name)
+          }) or the key "<namespace>/${name}", got ${show(name)}`,
+        );
+      }
       return indexer.getByKey(name);
     },
     namespaced,

@@ -161,6 +161,16 @@ export interface CallOptions {
 export interface GetOptions extends CallOptions {
   /** Namespace of a namespaced object; default the config's namespace. */
   namespace?: string;
+  /**
+   * A subresource of the object (client-go's `SubResource("status")`):
+   * `"status"`, `"scale"`, ... The request goes to
+   * `/.../<name>/<subresource>`. Through `"status"` a write changes only
+   * the object's `status` (and a write to the object itself leaves `status`
+   * alone on a kind that has the subresource); the answer is the whole
+   * object. Other subresources answer with their own kind (`scale`: an
+   * `autoscaling/v1` Scale), whatever `T` says. Letters only.
+   */
+  subresource?: string;
 }
 
 /**
@@ -209,6 +219,17 @@ export interface WriteOptions extends CallOptions {
   dryRun?: boolean;
   /** Name of the actor making the change (`fieldManager`). */
   fieldManager?: string;
+  /**
+   * A subresource of the object named by `obj.metadata.name` (client-go's
+   * `SubResource("status")`): `"status"`, `"scale"`, `"binding"`... The
+   * request goes to `/.../<name>/<subresource>` (a create too: POST
+   * `pods/<name>/binding`). Through `"status"` a write changes only
+   * the object's `status` (and a write to the object itself leaves `status`
+   * alone on a kind that has the subresource); the answer is the whole
+   * object. Other subresources answer with their own kind (`scale`: an
+   * `autoscaling/v1` Scale), whatever `T` says. Letters only.
+   */
+  subresource?: string;
 }
 
 /**
@@ -262,6 +283,16 @@ export interface PatchOptions extends CallOptions {
   fieldManager?: string;
   /** Server-side apply: take ownership of conflicting fields. */
   force?: boolean;
+  /**
+   * A subresource of the object (client-go's `SubResource("status")`):
+   * `"status"`, `"scale"`, ... The request goes to
+   * `/.../<name>/<subresource>`. Through `"status"` a write changes only
+   * the object's `status` (and a write to the object itself leaves `status`
+   * alone on a kind that has the subresource); the answer is the whole
+   * object. Other subresources answer with their own kind (`scale`: an
+   * `autoscaling/v1` Scale), whatever `T` says. Letters only.
+   */
+  subresource?: string;
 }
 
 /**
@@ -522,7 +553,8 @@ export class KubeClient implements ResourceClient, AsyncDisposable {
     opts: GetOptions = {},
   ): Promise<T> {
     checkVerb("KubeClient.get", type, opts, { value: name });
-    const path = this.#objectPath(type, name, opts.namespace);
+    checkSubresource("KubeClient.get", opts.subresource);
+    const path = this.#objectPath(type, name, opts.namespace, opts.subresource);
     return await this.request<T>("GET", path, opts);
   }
 
@@ -556,6 +588,7 @@ export class KubeClient implements ResourceClient, AsyncDisposable {
     opts: ListCallOptions = {},
   ): Promise<ObjectList<T>> {
     checkVerb("KubeClient.list", type, opts);
+    checkSelectors("KubeClient.list", opts);
     const path = this.#collectionPath(type, opts.namespace || undefined);
     const list = await this.#transport.receive(
       "GET",
@@ -593,6 +626,7 @@ export class KubeClient implements ResourceClient, AsyncDisposable {
     opts: ListCallOptions = {},
   ): Promise<AsyncIterable<WatchEvent<T>>> {
     checkVerb("KubeClient.watch", type, opts);
+    checkSelectors("KubeClient.watch", opts);
     const path = this.#collectionPath(type, opts.namespace || undefined);
     const { response, release } = await this.#transport.send("GET", path, {
       ...opts,
@@ -630,12 +664,18 @@ export class KubeClient implements ResourceClient, AsyncDisposable {
   ): Promise<T> {
     checkVerb("KubeClient.create", type, opts);
     checkObject("KubeClient.create", "obj", obj);
+    checkSubresource("KubeClient.create", opts.subresource);
     const ns = opts.namespace ?? obj.metadata?.namespace;
-    const path = this.#collectionPath(type, this.#namespace(type, ns));
+    // A subresource is one object's (pods/binding, pods/eviction): the
+    // POST goes to that object, named by the body, as client-go's dynamic
+    // client does.
+    const path = opts.subresource
+      ? this.#objectPath(type, obj.metadata?.name ?? "", ns, opts.subresource)
+      : this.#collectionPath(type, this.#namespace(type, ns));
     return await this.request<T>("POST", path, {
       ...opts,
       query: writeQuery(opts),
-      body: withTypeMeta(type, obj),
+      body: bodyOf(type, obj, opts.subresource),
     });
   }
 
@@ -657,6 +697,7 @@ export class KubeClient implements ResourceClient, AsyncDisposable {
   ): Promise<T> {
     checkVerb("KubeClient.update", type, opts);
     checkObject("KubeClient.update", "obj", obj);
+    checkSubresource("KubeClient.update", opts.subresource);
     const name = obj.metadata?.name;
     if (!name) {
       throw new TypeError(
@@ -664,11 +705,11 @@ export class KubeClient implements ResourceClient, AsyncDisposable {
       );
     }
     const ns = opts.namespace ?? obj.metadata.namespace;
-    const path = this.#objectPath(type, name, ns);
+    const path = this.#objectPath(type, name, ns, opts.subresource);
     return await this.request<T>("PUT", path, {
       ...opts,
       query: writeQuery(opts),
-      body: withTypeMeta(type, obj),
+      body: bodyOf(type, obj, opts.subresource),
     });
   }
 
@@ -712,11 +753,17 @@ export class KubeClient implements ResourceClient, AsyncDisposable {
         }, got ${show(opts.patchType)}`,
       );
     }
+    checkSubresource("KubeClient.patch", opts.subresource);
     const fieldManager = opts.fieldManager ??
       (opts.patchType === "apply" ? "kubecache" : undefined);
     const query = writeQuery({ ...opts, fieldManager });
     if (opts.force !== undefined) query.set("force", String(opts.force));
-    const path = this.#objectPath(type, name, opts.namespace);
+    const path = this.#objectPath(
+      type,
+      name,
+      opts.namespace,
+      opts.subresource,
+    );
     return await this.request<T>("PATCH", path, {
       ...opts,
       query,
@@ -854,14 +901,20 @@ export class KubeClient implements ResourceClient, AsyncDisposable {
     return `${base}${nsPart}/${type.resource}`;
   }
 
-  #objectPath(type: ResourceType, name: string, ns: string | undefined) {
+  #objectPath(
+    type: ResourceType,
+    name: string,
+    ns: string | undefined,
+    subresource?: string,
+  ) {
     if (!name) {
       throw new TypeError(
         `Cannot address a ${type.kind} without a name: got "${name}"`,
       );
     }
     const path = this.#collectionPath(type, this.#namespace(type, ns));
-    return `${path}/${encodeURIComponent(name)}`;
+    const sub = subresource ? `/${subresource}` : "";
+    return `${path}/${encodeURIComponent(name)}${sub}`;
   }
 }
 
@@ -903,6 +956,46 @@ function checkVerb(
   const o = (opts ?? {}) as CallOptions & { namespace?: unknown };
   checkOptionalString(call, "options.namespace", o.namespace);
   if (o.signal !== undefined) checkSignal(call, "options.signal", o.signal);
+}
+
+/**
+ * `options.subresource`, when given, is a subresource's name: letters only
+ * (`status`, `scale`, `binding`), so it cannot reach another path.
+ */
+function checkSubresource(call: string, value: unknown): void {
+  if (value === undefined) return;
+  if (typeof value !== "string" || !/^[A-Za-z]+$/.test(value)) {
+    throw new TypeError(
+      `${call}: options.subresource must be a subresource name such as "status" or "scale" (letters only), got ${
+        show(value)
+      }`,
+    );
+  }
+}
+
+/**
+ * The selectors of a list or watch are strings, as listWatch's filters
+ * are: an object would be sent as "[object Object]" and an array joined
+ * with commas.
+ */
+function checkSelectors(call: string, opts: ListCallOptions): void {
+  checkOptionalString(call, "options.labelSelector", opts.labelSelector);
+  checkOptionalString(call, "options.fieldSelector", opts.fieldSelector);
+}
+
+/**
+ * The body of a write: the object with its apiVersion and kind, except
+ * through a subresource of another kind (scale, binding, eviction), whose
+ * body the caller types.
+ */
+function bodyOf<T extends KubeObject>(
+  type: ResourceType<T>,
+  obj: T,
+  subresource: string | undefined,
+): T {
+  return subresource && subresource !== "status"
+    ? obj
+    : withTypeMeta(type, obj);
 }
 
 /** Fill in apiVersion and kind when the caller left them out. */

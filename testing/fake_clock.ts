@@ -6,6 +6,7 @@
  */
 
 import type { Clock } from "../api/clock.ts";
+import { show } from "../api/validate.ts";
 import { nextTurn } from "./turns.ts";
 
 interface Sleeper {
@@ -48,6 +49,13 @@ export class FakeClock implements Clock {
    * @param startMs initial time in epoch milliseconds (default 0)
    */
   constructor(startMs = 0) {
+    if (typeof startMs !== "number" || !Number.isFinite(startMs)) {
+      throw new TypeError(
+        `new FakeClock: startMs must be a finite number of epoch milliseconds, got ${
+          show(startMs)
+        }`,
+      );
+    }
     this.#now = startMs;
   }
 
@@ -89,6 +97,12 @@ export class FakeClock implements Clock {
    * also honoured.
    */
   async step(ms: number): Promise<void> {
+    if (typeof ms !== "number") {
+      // "100" would be added as text: 1000 + "100" is "1000100".
+      throw new TypeError(
+        `FakeClock.step: ms must be a number of milliseconds, got ${show(ms)}`,
+      );
+    }
     if (!(ms >= 0)) {
       throw new RangeError(
         `Cannot step a FakeClock by a negative or NaN duration: ${ms}`,
@@ -108,8 +122,15 @@ export class FakeClock implements Clock {
   }
 
   /** Set the time directly, firing sleepers due by then (like `step`). */
-  setTime(ms: number): Promise<void> {
-    return this.step(Math.max(0, ms - this.#now));
+  async setTime(ms: number): Promise<void> {
+    if (typeof ms !== "number") {
+      throw new TypeError(
+        `FakeClock.setTime: ms must be a number of epoch milliseconds, got ${
+          show(ms)
+        }`,
+      );
+    }
+    return await this.step(Math.max(0, ms - this.#now));
   }
 
   /** Whether any sleeper is pending. */
