@@ -119,8 +119,9 @@ export function checkPositive(
 
 /**
  * `value` is an event handler: an object with at least one of `onAdd`,
- * `onUpdate`, `onDelete` as a function (each is optional, but a handler
- * with none of them, e.g. `{ onadd }`, would never be called).
+ * `onUpdate`, `onDelete` as a function, or `{}` (each is optional, but a
+ * handler with keys and none of them, e.g. `{ onadd }`, is a misspelling
+ * that would never be called).
  */
 export function checkHandler(call: string, name: string, value: unknown): void {
   const expected =
@@ -129,17 +130,20 @@ export function checkHandler(call: string, name: string, value: unknown): void {
     throw new TypeError(`${expected}, got ${show(value)}`);
   }
   const h = value as Record<string, unknown>;
+  const keys = Object.keys(h);
+  // `{}` is a handler that handles nothing (client-go's empty
+  // ResourceEventHandlerFuncs, e.g. for an indexer-only newIndexerInformer);
+  // anything else must offer one of the three.
   if (
-    typeof h.onAdd !== "function" && typeof h.onUpdate !== "function" &&
-    typeof h.onDelete !== "function"
+    keys.length > 0 && typeof h.onAdd !== "function" &&
+    typeof h.onUpdate !== "function" && typeof h.onDelete !== "function"
   ) {
-    const keys = Object.keys(h);
     throw new TypeError(
-      `${expected}, got ${show(value)} with none of them as a function${
-        keys.length
-          ? ` (its keys: ${keys.slice(0, 5).map((k) => show(k)).join(", ")})`
-          : ""
-      }`,
+      `${expected}, got ${
+        show(value)
+      } with none of them as a function (its keys: ${
+        keys.slice(0, 5).map((k) => show(k)).join(", ")
+      })`,
     );
   }
 }

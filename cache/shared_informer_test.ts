@@ -398,7 +398,7 @@ Deno.test("SharedIndexInformer.run() runs once; a stopped informer takes no hand
   assert.equal(informer.isStopped(), false);
   await stop();
   assert.equal(informer.isStopped(), true);
-  assert.throws(() => informer.addEventHandler({ onAdd() {} }), /stopped/);
+  assert.throws(() => informer.addEventHandler({}), /stopped/);
   await informer.run(new AbortController().signal); // resolves at once
   assert.equal(source.openWatches(), 0);
 });
@@ -711,7 +711,7 @@ Deno.test("waitForCacheSync() wakes on an informer's sync without polling, and g
   const clock = new FakeClock();
   const source = sourceOf("a");
   const { informer, stop } = start(source, { clock }, (i) => {
-    i.addEventHandler({ onAdd() {} });
+    i.addEventHandler({});
   });
   const registration = informer.addEventHandler({ onAdd: () => {} });
   const ac = new AbortController();

@@ -39,6 +39,7 @@ import {
 } from "./_apiserver_status.ts";
 import { entryJson, type Table } from "./_apiserver_store.ts";
 import type { Entry, Subresource } from "./_apiserver_types.ts";
+import { mainResourceStatus } from "./_apiserver_strategy.ts";
 
 /** The stored object a route names. @throws {StatusError} 404 */
 export function stored(r: ResourceRoute): Entry {
@@ -144,7 +145,10 @@ export function create(
   if (r.table.type.namespaced && !ctx.cluster.namespaceExists(r.namespace)) {
     throw notFound("namespaces", r.namespace);
   }
-  const e = ctx.cluster.create(r.table, obj, r.namespace, { dryRun });
+  const e = ctx.cluster.create(r.table, obj, r.namespace, {
+    dryRun,
+    dropStatus: mainResourceStatus(r.table.strategy).dropOnCreate,
+  });
   return jsonResponse(201, entryJson(e));
 }
 
@@ -188,6 +192,7 @@ export function replace(
     namespace: r.namespace,
     name: r.name,
     statusOnly: sub?.statusOnly,
+    keepStatus: !sub && mainResourceStatus(r.table.strategy).keepOnUpdate,
   });
   return jsonResponse(200, entryJson(e));
 }
@@ -263,10 +268,12 @@ export async function patch(
       name: r.name!,
       now: rfc3339(ctx.clock.now()),
     });
+    const status = mainResourceStatus(table.strategy);
     if (old) {
       const e = ctx.cluster.update(table, obj, {
         namespace: r.namespace,
         name: r.name,
+        keepStatus: status.keepOnUpdate,
       });
       return jsonResponse(200, entryJson(e));
     }
@@ -274,10 +281,15 @@ export async function patch(
     if (table.type.namespaced && !ctx.cluster.namespaceExists(r.namespace)) {
       throw notFound("namespaces", r.namespace);
     }
-    const e = ctx.cluster.create(table, {
-      ...obj,
-      metadata: { ...obj.metadata, name: r.name },
-    }, r.namespace);
+    const e = ctx.cluster.create(
+      table,
+      {
+        ...obj,
+        metadata: { ...obj.metadata, name: r.name },
+      },
+      r.namespace,
+      { dropStatus: status.dropOnCreate },
+    );
     return jsonResponse(201, entryJson(e));
   }
   if (!old) throw notFound(table.type.resource, r.name!, table.type.group);
@@ -320,6 +332,7 @@ export async function patch(
     namespace: r.namespace,
     name: r.name,
     statusOnly: sub?.statusOnly,
+    keepStatus: !sub && mainResourceStatus(table.strategy).keepOnUpdate,
   });
   return jsonResponse(200, entryJson(e));
 }

@@ -180,10 +180,24 @@ export class Cluster implements StoreAccess {
     table: Table,
     input: KubeObject,
     namespace?: string,
-    opts: { dryRun?: boolean } = {},
+    opts: {
+      dryRun?: boolean;
+      /**
+       * Leave out the given status: a POST of a kind whose status is a
+       * subresource (`prepareForCreate` then defaults it).
+       */
+      dropStatus?: boolean;
+    } = {},
   ): Entry {
     // The input is only read: #entry stores a frozen deep copy.
-    const src = input;
+    let src = input;
+    if (opts.dropStatus && "status" in src) {
+      const { status: _dropped, ...rest } = src as unknown as Record<
+        string,
+        unknown
+      >;
+      src = rest as unknown as KubeObject;
+    }
     const meta: ObjectMeta = src.metadata ?? {};
     const kind = table.type.kind;
     let name = meta.name ?? "";
@@ -250,6 +264,11 @@ export class Cluster implements StoreAccess {
       name?: string;
       statusOnly?: boolean;
       /**
+       * Keep the stored status whatever the input says: a PUT or PATCH of
+       * the object itself when status is a subresource.
+       */
+      keepStatus?: boolean;
+      /**
        * Skip the kind's update validation: pods/binding setting
        * `spec.nodeName`, and the direct state methods (controllers' writes).
        */
@@ -283,6 +302,13 @@ export class Cluster implements StoreAccess {
       body = { ...(old.obj as unknown as Record<string, unknown>) };
       body.status = (src as unknown as Record<string, unknown>).status;
       userMeta = oldMeta;
+    } else if (opts.keepStatus) {
+      // The status subresource owns status: a write to the object itself
+      // leaves it as stored (PrepareForUpdate copies the old one back).
+      body = { ...body };
+      const prevStatus = (old.obj as unknown as Record<string, unknown>).status;
+      if (prevStatus === undefined) delete body.status;
+      else body.status = prevStatus;
     }
     const out: ObjectMeta = { name };
     if (oldMeta.generateName) out.generateName = oldMeta.generateName;

@@ -14,7 +14,7 @@
  */
 
 import type { KubeObject } from "../api/object.ts";
-import type { Subresource } from "./_apiserver_types.ts";
+import type { ResourceStrategy, Subresource } from "./_apiserver_types.ts";
 
 /** The eight verbs of a plain resource, in discovery order. */
 export const ALL_VERBS: readonly string[] = [
@@ -39,3 +39,22 @@ export const STATUS: Subresource = {
   update: (_old, body) => body as KubeObject,
   statusOnly: true,
 };
+
+/**
+ * How a write to the object itself (not to `/status`) treats `status`
+ * (kube-apiserver's strategies: `PrepareForCreate` resets it and
+ * `PrepareForUpdate` copies the stored one back, for every kind with a
+ * status subresource): `dropOnCreate` and `keepOnUpdate` are both false
+ * for a kind without the subresource, where status is written like any
+ * field.
+ */
+export function mainResourceStatus(strategy: ResourceStrategy): {
+  dropOnCreate: boolean;
+  keepOnUpdate: boolean;
+} {
+  const sub = strategy.subresources?.status !== undefined;
+  return {
+    dropOnCreate: sub && !strategy.statusOnCreate,
+    keepOnUpdate: sub,
+  };
+}

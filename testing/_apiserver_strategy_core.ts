@@ -73,6 +73,9 @@ export const NODES: ResourceStrategy = {
   fields: ["spec.unschedulable"],
   fieldDefaults: { "spec.unschedulable": "false" },
   subresources: { status: STATUS },
+  // The node strategy's PrepareForCreate keeps a status given on create
+  // (a kubelet registers its node with it); updates keep the stored one.
+  statusOnCreate: true,
 };
 
 /** core/v1 services. */

@@ -42,8 +42,10 @@ export const PODS: ResourceStrategy = {
   prepareForCreate(obj) {
     const pod = obj as Pod;
     pod.spec = defaultSpec(pod.spec ?? {});
-    // The apiserver resets status to Pending. A status given on create
-    // is kept (the demo and tests create pods in later phases directly).
+    // The apiserver resets status to Pending: a POST's status is dropped
+    // before this runs (status is a subresource). The direct state
+    // methods keep a given status (the demo and tests create pods in
+    // later phases directly).
     pod.status = {
       phase: "Pending",
       ...pod.status,

@@ -216,8 +216,21 @@ export interface ResourceStrategy {
   gracefulDelete?: boolean;
   /** Whether DELETE answers with the object instead of a Status (pods, namespaces). */
   deleteReturnsObject?: boolean;
-  /** Subresources besides none, keyed by name (`status`, `scale`, ...). */
+  /**
+   * Subresources besides none, keyed by name (`status`, `scale`, ...).
+   * With `status` among them, a write to the object itself leaves its
+   * status alone: an update or patch keeps the stored status, and a create
+   * drops the given one (`PrepareForCreate`/`PrepareForUpdate` of the
+   * built-in strategies and of custom resources with the status
+   * subresource), unless `statusOnCreate`.
+   */
   subresources?: Readonly<Record<string, Subresource>>;
+  /**
+   * A create keeps the given status although `status` is a subresource
+   * (nodes: "Nodes allow *all* fields, including status, to be set on
+   * create").
+   */
+  statusOnCreate?: boolean;
   /** Discovery verbs of the resource (default: all eight). */
   verbs?: readonly string[];
   /** Discovery categories (`all`). */

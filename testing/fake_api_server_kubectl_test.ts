@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { FakeApiServer, type FakeApiServerOptions } from "./fake_api_server.ts";
 import { FakeClock } from "./fake_clock.ts";
-import { completedJob } from "./_apiserver_test_util.ts";
+import { completedJob, widgetCrd } from "./_apiserver_test_util.ts";
 import {
   ConfigMaps,
   CronJobs,
@@ -19,6 +19,7 @@ import {
   Namespaces,
   Nodes,
   Pods,
+  resourceType,
 } from "../api/resources.ts";
 
 async function hasKubectl(): Promise<boolean> {
@@ -553,6 +554,80 @@ Deno.test({
     assert.deepEqual(await names("reportingComponent=labeller"), [
       "event/new",
     ]);
+  },
+});
+
+Deno.test({
+  name:
+    "kubectl apply of a status is ignored on a CRD with the status subresource; kubectl patch --subresource=status sets it",
+  ignore,
+  async fn() {
+    await using env = await setup();
+    const { server, kubectl, dir } = env;
+    const crd = widgetCrd() as unknown as {
+      spec: { versions: Record<string, unknown>[] };
+    };
+    crd.spec.versions[0].subresources = { status: {} };
+    server.create(CustomResourceDefinitions, crd as never);
+    const file = `${dir}/w.yaml`;
+    const manifest = (size: number, ready: boolean) =>
+      JSON.stringify({
+        apiVersion: "example.test/v1",
+        kind: "Widget",
+        metadata: { name: "w", namespace: "default" },
+        spec: { size },
+        status: { ready },
+      });
+    const Widgets = resourceType({
+      apiVersion: "example.test/v1",
+      kind: "Widget",
+      resource: "widgets",
+      namespaced: true,
+    });
+    const stored = () =>
+      server.get(Widgets, "default", "w") as unknown as {
+        spec: { size: number };
+        status?: { ready: boolean };
+      };
+
+    await Deno.writeTextFile(file, manifest(1, true));
+    const created = await kubectl("apply", "-f", file);
+    assert.equal(created.code, 0, created.stderr);
+    assert.equal(stored().status, undefined);
+
+    const patched = await kubectl(
+      "patch",
+      "widgets",
+      "w",
+      "--subresource=status",
+      "--type=merge",
+      "-p",
+      '{"status":{"ready":true},"spec":{"size":7}}',
+    );
+    assert.equal(patched.code, 0, patched.stderr);
+    assert.deepEqual(stored().status, { ready: true });
+    assert.equal(stored().spec.size, 1);
+
+    await Deno.writeTextFile(file, manifest(2, false));
+    const applied = await kubectl("apply", "-f", file);
+    assert.equal(applied.code, 0, applied.stderr);
+    assert.equal(stored().spec.size, 2);
+    assert.deepEqual(stored().status, { ready: true });
+
+    const ssa = await kubectl("apply", "--server-side", "-f", file);
+    assert.equal(ssa.code, 0, ssa.stderr);
+    assert.deepEqual(stored().status, { ready: true });
+
+    const plain = await kubectl(
+      "patch",
+      "widgets",
+      "w",
+      "--type=merge",
+      "-p",
+      '{"status":{"ready":false}}',
+    );
+    assert.equal(plain.code, 0, plain.stderr);
+    assert.deepEqual(stored().status, { ready: true });
   },
 });
 
