@@ -321,7 +321,13 @@ Deno.test("Reflector makes no more requests than the backoff schedule allows aga
     n >= fits(2) && n <= fits(1) + 1,
     `${n} requests not in [${fits(2)}, ${fits(1) + 1}]`,
   );
-  assert.equal(failures, n);
+  // Every request failed and was reported, except one the abort may cut
+  // short on the wire (the server saw it, the Reflector never heard back):
+  // the step that crosses the hour wakes the next attempt just before it.
+  assert.ok(
+    failures === n || failures === n - 1,
+    `${failures} failures for ${n} requests`,
+  );
 });
 
 Deno.test("SharedIndexInformer stops everything on abort, streams closed", async () => {
