@@ -17,9 +17,7 @@ import {
 } from "../api/resources.ts";
 import type { KubeObject } from "../api/object.ts";
 import { isNotFound } from "../api/errors.ts";
-import { KubeClient } from "../client/rest.ts";
-import { KubeConfig } from "../client/config.ts";
-import { FakeApiServer } from "./fake_api_server.ts";
+import { serverWithClient } from "./client_test_util.ts";
 import { widgetCrd } from "./_apiserver_test_util.ts";
 
 type Widget = KubeObject & {
@@ -43,17 +41,9 @@ function crd(status: boolean) {
 }
 
 async function setup(status: boolean) {
-  const server = await FakeApiServer.start();
-  const client = new KubeClient(KubeConfig.fromOptions({ server: server.url }));
-  await client.create(CustomResourceDefinitions, crd(status));
-  return {
-    server,
-    client,
-    async [Symbol.asyncDispose]() {
-      client.close();
-      await server.close();
-    },
-  };
+  const env = await serverWithClient();
+  await env.client.create(CustomResourceDefinitions, crd(status));
+  return env;
 }
 
 Deno.test("a CRD with the status subresource: writes to the object keep its status, /status writes change only status", async () => {
@@ -134,10 +124,8 @@ Deno.test("a CRD without the status subresource: status is written like any fiel
 });
 
 Deno.test("built-in kinds with /status: a create resets status (nodes keep it), an update of the object keeps the stored one", async () => {
-  await using server = await FakeApiServer.start();
-  await using client = new KubeClient(
-    KubeConfig.fromOptions({ server: server.url }),
-  );
+  await using env = await serverWithClient();
+  const { server, client } = env;
   const deployment = await client.create(Deployments, {
     metadata: { name: "web", namespace: "default" },
     spec: {
