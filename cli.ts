@@ -55,6 +55,7 @@ import { ListProgress, withProgress } from "./_cli/progress.ts";
 import { watchStatus } from "./_cli/watch_status.ts";
 import type { Clock } from "./api/clock.ts";
 import { RequestTimeoutError, StatusError } from "./api/errors.ts";
+import { show } from "./api/validate.ts";
 
 // kubectl's columns per kind, the printers `watch` uses (client-go has none:
 // they are kubectl's `get` printers).
@@ -202,6 +203,104 @@ async function watch(args: WatchArgs, opts: Resolved): Promise<number> {
   context.action = `list ${type.resource}` +
     (namespace ? ` in namespace "${namespace}"` : "");
   return await run(type, namespace, { args, opts, client, context });
+}
+
+/**
+ * A program's connection made by {@link connectOrExit}: the client, and
+ * on dispose the client closed and the demo cluster (if started) stopped.
+ *
+ * @example Dispose with `await using`
+ * ```ts
+ * import type { ProgramConnection } from "@kubecache/core/cli";
+ * import { KubeClient, KubeConfig } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const client = new KubeClient(KubeConfig.fromOptions({ server: "http://127.0.0.1:1" }));
+ * const connection: ProgramConnection = {
+ *   client,
+ *   [Symbol.asyncDispose]: () => Promise.resolve(client.close()),
+ * };
+ * await connection[Symbol.asyncDispose]();
+ * ```
+ */
+export interface ProgramConnection extends AsyncDisposable {
+  /** The client of the cluster (closed on dispose). */
+  client: KubeClient;
+}
+
+/**
+ * The startup of a small program (the examples' own): with `--demo` in
+ * `args`, start the embedded demo cluster and say where it is on stderr
+ * (`demo cluster at http://127.0.0.1:PORT (try: kubectl --server ... get
+ * pods -A)`; `--port N` fixes its port and `--demo-kubeconfig PATH` writes a
+ * kubeconfig for it, as `cli.ts watch --demo` does); else load the
+ * kubeconfig (`KUBECONFIG`, `~/.kube/config`, then in-cluster) and make one
+ * request, so a missing config or an unreachable server ends the program
+ * at once with one line (`error: Cannot reach the API server at ...`) and
+ * exit code 1, instead of a stack trace or endless retries. Any answer of
+ * the server, even 401 or 403, counts as reachable.
+ *
+ * @param args the program's arguments (`Deno.args`); other flags are ignored
+ * @returns the connection; on failure the process exits
+ * @throws {TypeError} when `args` is not an array of strings
+ *
+ * @example Connect to the demo cluster
+ * ```ts
+ * import { connectOrExit } from "@kubecache/core/cli";
+ * import { ConfigMaps } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * await using connection = await connectOrExit(["--demo"]);
+ * const list = await connection.client.list(ConfigMaps, { namespace: "shop" });
+ * assert.ok(list.items.length > 0);
+ * ```
+ */
+export async function connectOrExit(
+  args: readonly string[],
+): Promise<ProgramConnection> {
+  if (!Array.isArray(args) || args.some((a) => typeof a !== "string")) {
+    throw new TypeError(
+      `connectOrExit: args must be an array of strings such as Deno.args, got ${
+        show(args)
+      }`,
+    );
+  }
+  const flag = (name: string) => {
+    const at = args.indexOf(name);
+    return at >= 0 ? args[at + 1] : undefined;
+  };
+  const port = flag("--port");
+  const stderr = writeText(Deno.stderr);
+  const demo = args.includes("--demo");
+  const cluster = await connect({
+    demo,
+    port: port === undefined ? undefined : Number(port),
+    demoKubeconfig: flag("--demo-kubeconfig"),
+  }, {
+    stdout: writeLine(Deno.stdout),
+    stderr,
+    signal: new AbortController().signal,
+  });
+  let why = cluster.error;
+  if (cluster.client) {
+    const { client } = cluster;
+    // Any answer, even 401/403, shows the server is there; only a failure
+    // to connect ends the program here.
+    why = await client.request("GET", "/version").then(
+      () => undefined,
+      (err) =>
+        err instanceof StatusError
+          ? undefined
+          : describeError(err, { server: client.config.server }),
+    );
+    if (why === undefined) return cluster;
+  }
+  await cluster[Symbol.asyncDispose]();
+  const hint = demo || why!.includes("--demo")
+    ? ""
+    : " (run with --demo to use the embedded cluster)";
+  stderr(`error: ${why}${hint}\n`);
+  Deno.exit(1);
 }
 
 /**

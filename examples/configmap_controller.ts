@@ -32,7 +32,7 @@ import {
   Manager,
   type Reconciler,
 } from "../controller/mod.ts";
-import { connect } from "./_connect.ts";
+import { connectOrExit } from "../cli.ts";
 
 /** The annotation the controller maintains. */
 export const ANNOTATION = "kubecache.dev/data-hash";
@@ -143,7 +143,7 @@ if (import.meta.main) {
     return v === undefined ? undefined : Number(v);
   };
   // --demo: the embedded demo cluster; else your kubeconfig's cluster.
-  await using connection = await connect(Deno.args);
+  await using connection = await connectOrExit(Deno.args);
   const stop = new AbortController();
   const onSignal = () => stop.abort();
   Deno.addSignalListener("SIGINT", onSignal);

@@ -14,10 +14,10 @@ import {
   Pods,
   waitForCacheSync,
 } from "../mod.ts";
-import { connect } from "./_connect.ts";
+import { connectOrExit } from "../cli.ts";
 
 // --demo: the embedded demo cluster; else your kubeconfig's cluster.
-await using connection = await connect(Deno.args);
+await using connection = await connectOrExit(Deno.args);
 const { client } = connection;
 
 // The built-in Pods type makes the informer's objects `Pod`s (spec.nodeName typed).

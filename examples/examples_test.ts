@@ -193,3 +193,75 @@ Deno.test("examples import only public entry points and redefine none of the mod
     }
   }
 });
+
+Deno.test("an example copied out of the checkout on its own type-checks with README's import map and import mapping", async () => {
+  const checkout = new URL("../", import.meta.url).pathname.replace(/\/$/, "");
+  const readme = await Deno.readTextFile(
+    new URL("../README.md", import.meta.url),
+  );
+  // The import map of "Using it outside the checkout", at this checkout.
+  const section = readme.slice(
+    readme.indexOf("### Using it outside the checkout"),
+  );
+  const from = section.indexOf("```json\n") + 8;
+  const json = section.slice(from, section.indexOf("```", from));
+  const dir = await Deno.makeTempDir({ prefix: "kubecache-copyex-" });
+  try {
+    await Deno.writeTextFile(
+      `${dir}/deno.json`,
+      json.replaceAll("/path/to/kubecache", checkout),
+    );
+    const files = [
+      "watch_pods.ts",
+      "custom_index.ts",
+      "configmap_controller.ts",
+      "secret_generator.ts",
+    ];
+    for (const file of files) {
+      // README: `../mod.ts` → `@kubecache/core`, `../X/mod.ts` or `../cli.ts`
+      // → `@kubecache/core/X`, `@kubecache/core/cli`; nothing else to copy.
+      const source = (await Deno.readTextFile(new URL(file, import.meta.url)))
+        .replaceAll('"../mod.ts"', '"@kubecache/core"')
+        .replace(/"\.\.\/(\w+)\/mod\.ts"/g, '"@kubecache/core/$1"')
+        .replaceAll('"../cli.ts"', '"@kubecache/core/cli"');
+      await Deno.writeTextFile(`${dir}/${file}`, source);
+    }
+    const { code, stderr } = await new Deno.Command(Deno.execPath(), {
+      args: ["check", ...files],
+      cwd: dir,
+      stdout: "null",
+      stderr: "piped",
+    }).output();
+    assert.equal(code, 0, new TextDecoder().decode(stderr));
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("examples/secret_generator.ts --demo says where the demo cluster is, so kubectl can drive it", async () => {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "-A",
+      new URL("secret_generator.ts", import.meta.url).pathname,
+      "--demo",
+    ],
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const reader = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
+  const out = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  const { text } = await readTextUntil(reader, (t) => t.includes("\n"));
+  // Ctrl-C once it runs (its signal handlers are installed by then).
+  await readTextUntil(out, (t) => t.includes("generating Secrets"));
+  child.kill("SIGINT");
+  await readTextUntil(out);
+  const { text: rest } = await readTextUntil(reader);
+  const status = await child.status;
+  assert.match(
+    text,
+    /^demo cluster at (http:\/\/127\.0\.0\.1:\d+) \(try: kubectl --server \1 get pods -A\)\n/,
+  );
+  assert.equal(rest, "");
+  assert.ok(status.success);
+});

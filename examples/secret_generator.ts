@@ -10,9 +10,23 @@
  * ConfigMap goes, even when it is deleted with `--cascade=orphan`.
  *
  *   deno run -A examples/secret_generator.ts [--demo]
- *   kubectl create configmap db --from-literal=keys=username,password
- *   kubectl label configmap db kubecache.dev/generate-secret=true
+ *   kubectl apply -f - <<EOF
+ *   apiVersion: v1
+ *   kind: ConfigMap
+ *   metadata:
+ *     name: db
+ *     namespace: default
+ *     labels: {kubecache.dev/generate-secret: "true"}
+ *   data: {keys: "username,password"}
+ *   EOF
  *   kubectl get secret db-generated -o yaml; kubectl get events
+ *   kubectl delete configmap db   # the finalizer deletes the Secret first
+ *
+ * With `--demo` the script prints the demo cluster's address on stderr: add
+ * `--server http://127.0.0.1:PORT` to each kubectl command (or start it with
+ * `--demo-kubeconfig demo.kubeconfig` and set `KUBECONFIG=demo.kubeconfig`).
+ * Use `kubectl apply`: `kubectl create configmap` sends protobuf, which the
+ * demo cluster does not speak (it answers 415).
  *
  * @module
  */
@@ -34,7 +48,7 @@ import {
   removeFinalizer,
   setControllerReference,
 } from "../controller/mod.ts";
-import { connect } from "./_connect.ts";
+import { connectOrExit } from "../cli.ts";
 
 /** The label that asks for a Secret. */
 export const LABEL = "kubecache.dev/generate-secret";
@@ -120,7 +134,7 @@ export function addSecretGenerator(manager: Manager): void {
 
 if (import.meta.main) {
   // --demo: the embedded demo cluster; else your kubeconfig's cluster.
-  await using connection = await connect(Deno.args);
+  await using connection = await connectOrExit(Deno.args);
   await using manager = new Manager(connection.client);
   addSecretGenerator(manager);
   const stop = new AbortController();

@@ -15,10 +15,10 @@ import {
   type Pod,
   Pods,
 } from "../mod.ts";
-import { connect } from "./_connect.ts";
+import { connectOrExit } from "../cli.ts";
 
 // --demo: the embedded demo cluster; else your kubeconfig's cluster.
-await using connection = await connect(Deno.args);
+await using connection = await connectOrExit(Deno.args);
 const { client } = connection;
 
 // Runs until Ctrl-C, or until stdout is closed (`| head -3`).
