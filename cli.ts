@@ -18,7 +18,8 @@
  *
  * For programs, this entry point also exports {@link main} (the CLI run
  * in-process), {@link describeError} (a failure worded in one line, as the
- * CLI prints it) and kubectl's column printers ({@link printerFor},
+ * CLI prints it), {@link connectOrExit} (a program's startup: `--demo` or
+ * the kubeconfig, one line and exit 1 when the cluster is unreachable) and kubectl's column printers ({@link printerFor},
  * {@link podSummary}, {@link age}), which the library entry points do not
  * load.
  *
