@@ -548,3 +548,48 @@ Deno.test("a cluster-scoped controller's Requests have no namespace even when a 
   }]);
   await run.stop();
 });
+
+Deno.test("Controller: a key added again while its reconcile throws runs once more right after (not lost to the backoff), never in two workers, then the backoff's retry comes", async () => {
+  await using c = await TestCluster.start();
+  c.server.create(ConfigMaps, cm("a"));
+  await using manager = new Manager(c.client(), {
+    clock: c.clock,
+    onError: () => {},
+  });
+  const gate = Promise.withResolvers<void>();
+  let inFlight = 0;
+  let overlaps = 0;
+  const runs: [number, number][] = [];
+  const controller = manager.controller("cm", ConfigMaps, {
+    maxConcurrentReconciles: 4,
+    rateLimiter: new ItemExponentialFailureRateLimiter(10_000, 60_000),
+  }).complete(async (_req, ctx) => {
+    if (inFlight++ > 0) overlaps++;
+    runs.push([ctx.attempt, c.clock.now()]);
+    try {
+      if (runs.length === 1) {
+        await gate.promise;
+        throw new Error("fails while re-added");
+      }
+      if (runs.length === 2) throw new Error("fails again");
+    } finally {
+      inFlight--;
+    }
+  });
+  const run = running(c, manager);
+  await c.until(() => runs.length === 1, "first reconcile");
+  controller.enqueue({ namespace: "default", name: "a" }); // while in flight
+  gate.resolve();
+  await c.until(() => runs.length === 2, "the re-add, at once", {
+    maxMs: 1_000,
+  });
+  await c.until(() => runs.length === 3, "the backoff's retry", {
+    maxMs: 60_000,
+    stepMs: 1_000,
+  });
+  assert.equal(overlaps, 0);
+  // The re-add ran before the 10 s backoff; it saw one failure before it.
+  assert.ok(runs[1][1] - runs[0][1] < 1_000);
+  assert.deepEqual(runs.map(([a]) => a), [0, 1, 2]);
+  await run.stop();
+});
