@@ -590,3 +590,49 @@ Deno.test("Manager graceful shutdown with leader election: the Lease is renewed 
   assert.ok(finished, "the reconcile finished unaborted");
   assert.equal(holder(c), "", "released after the drain");
 });
+
+Deno.test("Manager /readyz does not depend on leadership: a replica waiting for the Lease is ready once its caches synced", async () => {
+  await using c = await TestCluster.start();
+  c.server.create(ConfigMaps, {
+    metadata: { name: "a", namespace: "default" },
+  });
+  // Another replica holds the Lease, and keeps renewing it.
+  const lease = (): Lease => ({
+    metadata: { name: "lock", namespace: "default" },
+    spec: {
+      holderIdentity: "other",
+      leaseDurationSeconds: 15,
+      renewTime: formatMicroTime(c.clock.now()),
+    },
+  });
+  c.server.create(Leases, lease());
+  await using manager = new Manager(c.client(), {
+    clock: c.clock,
+    health: { port: 0 },
+    metrics: { port: 0 },
+    leaderElection: { name: "lock", namespace: "default", identity: "me" },
+  });
+  let reconciled = 0;
+  manager.controller("cm", ConfigMaps).complete(() => {
+    reconciled++;
+  });
+  const run = c.run(manager);
+  await c.until(() => manager.controllers()[0].hasSynced(), "sync");
+  for (let i = 0; i < 4; i++) {
+    const current = c.server.get(Leases, "default", "lock")!;
+    c.server.update(Leases, {
+      ...lease(),
+      metadata: current.metadata,
+    });
+    await c.clock.step(2_000);
+    await c.settle();
+  }
+  const { health, metrics } = manager.addresses();
+  const ready = await get(`http://127.0.0.1:${health!.port}/readyz`);
+  assert.deepEqual(ready, { status: 200, body: "ok" });
+  const text = (await get(`http://127.0.0.1:${metrics!.port}/metrics`)).body;
+  assert.match(text, /^leader_election_master_status\{name="lock"\} 0$/m);
+  assert.equal(reconciled, 0, "not leading: no reconcile");
+  assert.equal(holder(c), "other");
+  await run.stop();
+});
