@@ -38,6 +38,7 @@ import type { KubeObject } from "./api/object.ts";
 import type { DeepReadonly } from "./api/readonly.ts";
 import { KubeConfig, KubeConfigError } from "./client/config.ts";
 import { KubeClient } from "./client/rest.ts";
+import { connectReason, isConnectError } from "./client/_connect_error.ts";
 import { listWatch } from "./api/resource_client.ts";
 import { apiVersionOf, type ResourceType } from "./api/resources.ts";
 import {
@@ -676,40 +677,16 @@ export function describeError(err: unknown, ctx: ErrorContext = {}): string {
     return `The API server${at} did not answer in time: ${err.message}`;
   }
   if (err instanceof TypeError && isConnectError(err)) {
-    // KubeClient already explains a certificate failure under
-    // insecure-skip-tls-verify (the flag to use): its message is the one.
-    if (/insecure-skip-tls-verify/.test(err.message)) return err.message;
+    // KubeClient already describes a failed connection (and a certificate
+    // failure under insecure-skip-tls-verify, with the flag to use): its
+    // message is the one.
+    if (/^Cannot (reach|verify)/.test(err.message)) return err.message;
+    const cause = err.cause instanceof Error ? err.cause.message : "";
     return `Cannot reach the API server${at}: ${
-      connectReason(fetchMessage(err))
+      connectReason(`${err.message} ${cause}`)
     }`;
   }
   return err instanceof Error ? err.message : String(err);
-}
-
-/** Whether fetch failed to connect (refused, DNS, TLS, reset). */
-function isConnectError(err: unknown): boolean {
-  return err instanceof TypeError &&
-    /fetch failed|error sending request|connect|dns|certificate|tls|refused|reset/i
-      .test(fetchMessage(err));
-}
-
-/** fetch's own message and its cause's, where the details are. */
-function fetchMessage(err: Error): string {
-  const cause = err.cause instanceof Error ? err.cause.message : "";
-  return `${err.message} ${cause}`;
-}
-
-function isTlsMessage(message: string): boolean {
-  return /certificate|tls|ssl/i.test(message);
-}
-
-function connectReason(message: string): string {
-  if (/refused/i.test(message)) return "connection refused";
-  // Before DNS: certificate errors name the certificate's `DnsName(...)`.
-  if (isTlsMessage(message)) return "TLS handshake failed";
-  if (/dns|lookup|resolve/i.test(message)) return "host name not found";
-  if (/reset/i.test(message)) return "connection reset";
-  return message.trim();
 }
 
 if (import.meta.main) {

@@ -8,17 +8,30 @@
 import type { KubeConfig } from "./config.ts";
 
 /**
- * `err` as thrown by `fetch` for `config`, or, when it is a certificate
- * failure and the config sets `insecure-skip-tls-verify` (from a kubeconfig
- * or a flag), a `TypeError`
- * (the class `fetch` throws) that names the setting and the process flag
- * that applies it, with `err` (and its certificate detail) as the `cause`.
+ * `err` as thrown by `fetch` for `config`, described when it is a failure
+ * to connect: a `TypeError` (the class `fetch` throws) with `err` as its
+ * `cause` and a one-line message, `Cannot reach the API server at
+ * <server>: connection refused` (refused, TLS handshake failed, host name
+ * not found, connection reset), or, when it is a certificate failure and
+ * the config sets `insecure-skip-tls-verify` (from a kubeconfig or a
+ * flag), one that names the setting and the process flag that applies it.
+ * Other errors are returned as they are.
  */
 export function explainConnectError(err: unknown, config: KubeConfig): unknown {
-  if (!config.tls.insecureSkipTlsVerify || !(err instanceof TypeError)) {
-    return err;
+  if (!isConnectError(err)) return err;
+  if (
+    !config.tls.insecureSkipTlsVerify ||
+    !/certificate|tls|ssl|handshake/i.test(messages(err))
+  ) {
+    // fetch's own "TypeError: fetch failed" says nothing; the detail is
+    // two causes down. One line, as the informer and the CLI word it.
+    return new TypeError(
+      `Cannot reach the API server at ${config.server}: ${
+        connectReason(messages(err))
+      }`,
+      { cause: err },
+    );
   }
-  if (!/certificate|tls|ssl|handshake/i.test(messages(err))) return err;
   let host = "<host>";
   try {
     host = new URL(config.server).hostname.replace(/^\[|\]$/g, "");
@@ -40,4 +53,21 @@ function messages(err: unknown): string {
     parts.push(e.message);
   }
   return parts.join(" ");
+}
+
+/** Whether `err` is fetch failing to connect (refused, DNS, TLS, reset). */
+export function isConnectError(err: unknown): boolean {
+  return err instanceof TypeError &&
+    /fetch failed|error sending request|connect|dns|certificate|tls|refused|reset/i
+      .test(messages(err));
+}
+
+/** The reason for a failed connection, in a few words, from fetch's messages. */
+export function connectReason(message: string): string {
+  if (/refused/i.test(message)) return "connection refused";
+  // Before DNS: certificate errors name the certificate's `DnsName(...)`.
+  if (/certificate|tls|ssl/i.test(message)) return "TLS handshake failed";
+  if (/dns|lookup|resolve/i.test(message)) return "host name not found";
+  if (/reset/i.test(message)) return "connection reset";
+  return message.trim();
 }

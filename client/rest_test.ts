@@ -1011,3 +1011,27 @@ Deno.test("KubeClient.list() rejects a truncated or malformed list with a Syntax
     });
   }
 });
+
+Deno.test("KubeClient describes a refused connection in one line, fetch's TypeError as the cause", async () => {
+  const gone = await FakeApiServer.start();
+  const url = gone.url;
+  await gone.close();
+  await using client = new KubeClient(KubeConfig.fromOptions({ server: url }));
+  for (
+    const call of [
+      () => client.get(ConfigMaps, "a"),
+      () => client.request("GET", "/api"),
+      () => client.update(ConfigMaps, { metadata: { name: "a" } }),
+    ]
+  ) {
+    const err = await rejection(call());
+    assert.ok(err instanceof TypeError);
+    assert.equal(
+      err.message,
+      `Cannot reach the API server at ${url}: connection refused`,
+    );
+    // What fetch threw stays reachable.
+    assert.ok(err.cause instanceof TypeError);
+    assert.notEqual(err.cause.message, err.message);
+  }
+});

@@ -15,6 +15,7 @@ import {
   checkMethods,
   checkObject,
   checkOptionalString,
+  errorMessage,
 } from "../api/validate.ts";
 import {
   formatMicroTime,
@@ -322,7 +323,10 @@ export class LeaderElector {
     this.#clock = config.clock ?? realClock;
     this.#callbacks = cb;
     this.#onError = config.onError ??
-      ((err) => console.error(`leaderelection ${this.#name}:`, err));
+      ((err) =>
+        // One line: the message (a failed connection is already described
+        // by KubeClient), never a stack.
+        console.error(`leaderelection ${this.#name}: ${errorMessage(err)}`));
   }
 
   /**

@@ -3,7 +3,11 @@ import { Leases } from "../api/resources.ts";
 import { Election, microTimeMs } from "./_test_util.ts";
 import { LeaderElector, type LeaderElectorConfig } from "./leader_elector.ts";
 import { LeaseLock } from "./lease_lock.ts";
-import type { KubeClient, WriteOptions } from "../client/rest.ts";
+import { KubeClient, type WriteOptions } from "../client/rest.ts";
+import { KubeConfig } from "../client/config.ts";
+import { FakeApiServer } from "../testing/fake_api_server.ts";
+import { FakeClock } from "../testing/fake_clock.ts";
+import { ioTurn } from "../testing/turns.ts";
 import { isConflict } from "../api/errors.ts";
 import type { KubeObject } from "../api/object.ts";
 import type { ResourceType } from "../api/resources.ts";
@@ -264,4 +268,40 @@ Deno.test("LeaderElector release never clears a Lease another holder took meanwh
   await a.done;
   assert.equal(e.lease()!.spec!.holderIdentity, "b");
   assert.ok(a.events.includes("leader b"), `${a.events}`);
+});
+
+Deno.test("LeaderElector's default error report is one line: a refused connection is KubeClient's 'Cannot reach the API server' message, no stack", async () => {
+  // A port that refuses: a server's, closed.
+  const gone = await FakeApiServer.start();
+  const url = gone.url;
+  await gone.close();
+  await using client = new KubeClient(KubeConfig.fromOptions({ server: url }));
+  const lock = new LeaseLock({
+    client,
+    namespace: "default",
+    name: "lock",
+    identity: "a",
+  });
+  const lines: unknown[][] = [];
+  const original = console.error;
+  console.error = (...args: unknown[]) => void lines.push(args);
+  const stop = new AbortController();
+  try {
+    const elector = new LeaderElector({
+      lock,
+      name: "labeller",
+      clock: new FakeClock(START),
+      callbacks: { onStartedLeading() {}, onStoppedLeading() {} },
+    });
+    const done = elector.run(stop.signal);
+    // The refused connect is real I/O: wait for it by turns, not by time.
+    for (let i = 0; lines.length === 0 && i < 10_000; i++) await ioTurn();
+    stop.abort();
+    await done;
+  } finally {
+    console.error = original;
+  }
+  assert.deepEqual(lines[0], [
+    `leaderelection labeller: Cannot reach the API server at ${url}: connection refused`,
+  ]);
 });
