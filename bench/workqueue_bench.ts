@@ -20,7 +20,12 @@
  *
  * Items/s = 1M / the average time per iteration.
  *
- * Run: `deno bench bench/workqueue_bench.ts`
+ * Each case builds 1M-entry sets or maps; their collection would otherwise
+ * land in whichever case runs next. Run with `--expose-gc` and each
+ * iteration starts after a full collection, outside its timing, so a case
+ * pays for its own allocations only.
+ *
+ * Run: `deno bench --v8-flags=--expose-gc bench/workqueue_bench.ts`
  *
  * @module
  */
@@ -32,24 +37,35 @@ const N = 1_000_000;
 const keys = Array.from({ length: N }, (_, i) => `ns-${i % 100}/cm-${i}`);
 const group = "1M items, one worker";
 const opts = { group, n: 6, warmup: 2 } as const;
+const gc = (globalThis as { gc?: () => void }).gc;
+
+/** Time `body` alone, after a full collection when `--expose-gc` allows one. */
+function cleanly(body: () => void | Promise<void>) {
+  return async (b: Deno.BenchContext) => {
+    gc?.();
+    b.start();
+    await body();
+    b.end();
+  };
+}
 
 Deno.bench({
   name: "array queue (sync)",
   ...opts,
   baseline: true,
-  fn() {
+  fn: cleanly(() => {
     const q: string[] = [];
     for (const k of keys) q.push(k);
     let n = 0;
     for (let i = 0; i < q.length; i++) if (q[i]) n++;
     if (n !== N) throw new Error("lost items");
-  },
+  }),
 });
 
 Deno.bench({
   name: "array queue + await per item",
   ...opts,
-  async fn() {
+  fn: cleanly(async () => {
     const q: string[] = [];
     for (const k of keys) q.push(k);
     let n = 0;
@@ -58,13 +74,13 @@ Deno.bench({
       Promise.resolve(head < q.length ? q[head++] : undefined);
     while (await get() !== undefined) n++;
     if (n !== N) throw new Error("lost items");
-  },
+  }),
 });
 
 Deno.bench({
   name: "array queue + Set dedupe",
   ...opts,
-  async fn() {
+  fn: cleanly(async () => {
     const q: string[] = [];
     const queued = new Set<string>();
     for (const k of keys) {
@@ -82,13 +98,13 @@ Deno.bench({
     };
     while (await get() !== undefined) n++;
     if (n !== N) throw new Error("lost items");
-  },
+  }),
 });
 
 Deno.bench({
   name: "WorkQueue add+get+done",
   ...opts,
-  async fn() {
+  fn: cleanly(async () => {
     const q = new WorkQueue<string>();
     for (const k of keys) q.add(k);
     q.shutDown();
@@ -98,13 +114,13 @@ Deno.bench({
       n++;
     }
     if (n !== N) throw new Error("lost items");
-  },
+  }),
 });
 
 Deno.bench({
   name: "WorkQueue add+get+done, named",
   ...opts,
-  async fn() {
+  fn: cleanly(async () => {
     const q = new WorkQueue<string>({ name: "bench" });
     for (const k of keys) q.add(k);
     q.shutDown();
@@ -114,13 +130,13 @@ Deno.bench({
       n++;
     }
     if (n !== N) throw new Error("lost items");
-  },
+  }),
 });
 
 Deno.bench({
   name: "WorkQueue add+get+done, interleaved",
   ...opts,
-  async fn() {
+  fn: cleanly(async () => {
     const q = new WorkQueue<string>();
     let n = 0;
     const worker = (async () => {
@@ -136,13 +152,13 @@ Deno.bench({
     q.shutDown();
     await worker;
     if (n !== N) throw new Error("lost items");
-  },
+  }),
 });
 
 Deno.bench({
   name: "RateLimitingQueue add+get+forget+done",
   ...opts,
-  async fn() {
+  fn: cleanly(async () => {
     const q = new RateLimitingQueue<string>();
     for (const k of keys) q.add(k);
     q.shutDown();
@@ -153,5 +169,5 @@ Deno.bench({
       n++;
     }
     if (n !== N) throw new Error("lost items");
-  },
+  }),
 });
