@@ -22,6 +22,8 @@ import type {
 } from "./event_handler.ts";
 import { Ring } from "../api/ring.ts";
 import type { CallbackResult } from "../api/callback.ts";
+import { errorMessage } from "../api/validate.ts";
+import { isPermissionDenied } from "./_reflector_state.ts";
 
 /**
  * A handler as the informer's internals call it, with the cache's objects
@@ -92,7 +94,10 @@ export const defaultErrorHandler: ErrorHandler = (error, context) => {
     : context.source === "process"
     ? "cannot apply deltas (dropped)"
     : "stopped on a fatal error";
-  console.error(`${context.informer}: ${what}:`, error);
+  // A denied permission says all in its message ("Requires net access to
+  // ..., run again with the --allow-net flag"): one line, no stack.
+  const shown = isPermissionDenied(error) ? errorMessage(error) : error;
+  console.error(`${context.informer}: ${what}:`, shown);
 };
 
 /** Call `handler`; what it throws is logged, never passed on. */

@@ -63,6 +63,23 @@ export function classify(err: unknown): FailureKind {
 }
 
 /**
+ * A permission Deno denied (`Deno.errors.NotCapable` when `--allow-net`
+ * does not cover the server, `PermissionDenied`), here or down the `cause`
+ * chain: no retry can succeed, so the Reflector stops on it.
+ */
+export function isPermissionDenied(err: unknown): boolean {
+  let e: unknown = err;
+  for (let depth = 0; e instanceof Error && depth < 8; depth++) {
+    if (
+      e instanceof Deno.errors.NotCapable ||
+      e instanceof Deno.errors.PermissionDenied
+    ) return true;
+    e = e.cause;
+  }
+  return false;
+}
+
+/**
  * The watch decoder's error for a stream that is not a watch stream
  * (client/'s `WatchDecodeError`, recognised by name as cache/ does not
  * import client/); a stream cut mid-line (`UnexpectedEnd`) is a broken

@@ -20,6 +20,7 @@ import { isTooManyRequests, StatusError } from "../api/errors.ts";
 import {
   classify,
   initialState,
+  isPermissionDenied,
   type ReflectorInput,
   type ReflectorState,
   step,
@@ -257,8 +258,9 @@ export interface ReflectorHealth {
  * is abandoned and reopened. Every timer runs on the injected clock. The
  * cycle is a state machine (`_reflector_state.ts`).
  *
- * {@link run} retries forever with backoff until its signal aborts;
- * {@link listAndWatch} is one cycle.
+ * {@link run} retries with backoff until its signal aborts, except after a
+ * permission Deno denied (no `--allow-net` for the server), where it
+ * stops and rejects; {@link listAndWatch} is one cycle.
  *
  * @typeParam T the object type
  *
@@ -450,7 +452,9 @@ export class Reflector<T extends KubeObject = KubeObject>
    * abort. Calling it again while it runs returns the same promise: there
    * is never a second loop.
    * @param signal stops the Reflector
-   * @returns resolves when stopped; never rejects
+   * @returns resolves when stopped; rejects only when Deno denies a
+   *   permission the requests need (`Deno.errors.NotCapable`, e.g. no
+   *   `--allow-net` for the server), which no retry can fix
    */
   run(signal?: AbortSignal): Promise<void> {
     if (signal !== undefined && !(signal instanceof AbortSignal)) {
@@ -537,6 +541,13 @@ export class Reflector<T extends KubeObject = KubeObject>
         }
         // Cut short by the run's signal: the cycle stops where it is.
         if (signal.aborted || input.type === "aborted") return;
+        const error = (input as { error?: unknown }).error;
+        if (error !== undefined && isPermissionDenied(error)) {
+          // Deno refused the request (no --allow-net for the server):
+          // retrying cannot help, so stop and let the caller fail.
+          this.#report(error);
+          throw error;
+        }
         if (cycle?.aborted) {
           open = closeWatch(open);
           input = { type: "cycleFailed", error: cycle.reason };
