@@ -38,7 +38,7 @@ import type { KubeObject } from "./api/object.ts";
 import type { DeepReadonly } from "./api/readonly.ts";
 import { KubeConfig, KubeConfigError } from "./client/config.ts";
 import { KubeClient } from "./client/rest.ts";
-import { connectReason, isConnectError } from "./client/_connect_error.ts";
+import { connectReason, isConnectError } from "./client/connect_error.ts";
 import { listWatch } from "./api/resource_client.ts";
 import { apiVersionOf, type ResourceType } from "./api/resources.ts";
 import {

@@ -18,7 +18,7 @@ import type { Clock } from "../api/clock.ts";
 import { RequestTimeoutError, StatusError } from "../api/errors.ts";
 import type { Authenticator } from "./auth.ts";
 import { type KubeConfig, KubeConfigError, type TlsConfig } from "./config.ts";
-import { explainConnectError } from "./_connect_error.ts";
+import { explainConnectError } from "./connect_error.ts";
 import {
   envProxyApplies,
   readableEnv,

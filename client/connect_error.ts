@@ -1,6 +1,8 @@
 /**
- * Explanations for `fetch` failures that come from a kubeconfig setting
- * Deno cannot apply, so every program (not only the CLI) says what to do.
+ * What a `fetch` failure to connect means, in one line: the reason
+ * (refused, TLS, DNS, reset), and for a kubeconfig setting Deno cannot
+ * apply, what to do, so every program (not only the CLI) says it. Internal
+ * (not exported from a `mod.ts`); the CLI shares its wording.
  *
  * @module
  */
