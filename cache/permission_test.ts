@@ -30,7 +30,12 @@ Deno.test("an informer whose list Deno refuses stops with a fatal error; waitFor
   let watchErrors = 0;
   informer.setWatchErrorHandler(() => watchErrors++);
   const stop = new AbortController();
-  const running = informer.run(stop.signal);
+  // Handled from the start: run() may reject before the informer is seen
+  // stopped, and a rejection nobody handles yet fails the test module.
+  const running = assert.rejects(
+    informer.run(stop.signal),
+    Deno.errors.NotCapable,
+  );
   // No clock step: a denied permission is not waited out and retried.
   await eventually(() => informer.isStopped(), "the informer to stop");
   const synced = await waitForCacheSync(
@@ -38,7 +43,7 @@ Deno.test("an informer whose list Deno refuses stops with a fatal error; waitFor
     informer.hasSynced,
   );
   assert.equal(synced, false);
-  await assert.rejects(running, Deno.errors.NotCapable);
+  await running;
   assert.equal(informer.hasSynced(), false);
   assert.equal(informer.isStopped(), true);
   assert.equal(reported.length, 1);
@@ -62,9 +67,9 @@ Deno.test("a watch Deno refuses (a denied cause down the chain) stops a synced i
     errorHandler: () => {},
   });
   const stop = new AbortController();
-  const running = informer.run(stop.signal);
+  const running = assert.rejects(informer.run(stop.signal), TypeError);
   await eventually(() => informer.isStopped(), "the informer to stop");
-  await assert.rejects(running, TypeError);
+  await running;
   assert.equal(informer.hasSynced(), false);
   stop.abort();
 });
