@@ -58,9 +58,13 @@ export * from "./api/resources.ts";
 export * from "./api/types.ts";
 export * from "./api/errors.ts";
 export {
+  type AuthConfig,
+  type Authenticator,
   AuthError,
   type CallOptions,
+  type Credentials,
   type DeleteOptions,
+  type ExecConfig,
   type GetOptions,
   type ImpersonationConfig,
   type InClusterOptions,

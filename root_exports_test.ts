@@ -36,7 +36,9 @@ async function exportedNames(path: string): Promise<string[]> {
 /** Every name `@kubecache/core` exports, sorted. */
 const ROOT_EXPORTS = [
   "AddEventHandlerOptions",
+  "AuthConfig",
   "AuthError",
+  "Authenticator",
   "BUILTIN_RESOURCE_TYPES",
   "BackoffPolicy",
   "BatchWatchIterator",
@@ -54,6 +56,7 @@ const ROOT_EXPORTS = [
   "ContainerStatus",
   "Controller",
   "ControllerConfig",
+  "Credentials",
   "CronJob",
   "CronJobs",
   "CustomResourceDefinitions",
@@ -76,6 +79,7 @@ const ROOT_EXPORTS = [
   "Endpoints",
   "ErrorHandler",
   "Events",
+  "ExecConfig",
   "ExpectedType",
   "ExpirationOptions",
   "ExpirationPolicy",
