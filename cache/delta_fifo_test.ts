@@ -162,7 +162,7 @@ Deno.test("DeltaFIFO.replace() followed by pop returns the newest version", asyn
 });
 
 Deno.test("DeltaFIFO.replace() after a queued deletion still queues the listed object", async () => {
-  // client-go issue 83810: the Sync after the Delete must not be lost.
+  // kubernetes/kubernetes#83810: the Sync after the Delete must not be lost.
   const f = newFIFO({ knownObjects: known(obj("foo", 1)) });
   f.delete(obj("foo", 1));
   f.replace([obj("foo", 2)], "");
