@@ -64,7 +64,7 @@ Deno.test("the TypeScript snippets of docs/ type-check (deno check --doc-only)",
   assert.equal(code, 0, output);
 });
 
-Deno.test("user-facing text names no issue, commit, load average or DESIGN.md", async () => {
+Deno.test("user-facing text names no issue, commit, load average or the out-of-repo design file", async () => {
   const root = new URL(".", import.meta.url).pathname;
   const pages = [
     "README.md",
@@ -85,7 +85,7 @@ Deno.test("user-facing text names no issue, commit, load average or DESIGN.md", 
   assert.deepEqual(found, []);
 });
 
-Deno.test("code comments point at docs/, not at DESIGN.md or issue numbers", async () => {
+Deno.test("code comments point at docs/, not at the out-of-repo design file or issue numbers", async () => {
   const root = new URL(".", import.meta.url).pathname;
   const found: string[] = [];
   const walk = async (dir: string): Promise<void> => {
@@ -98,7 +98,7 @@ Deno.test("code comments point at docs/, not at DESIGN.md or issue numbers", asy
       } else if (e.name.endsWith(".ts") && path !== "readme_test.ts") {
         (await Deno.readTextFile(`${root}${path}`)).split("\n").forEach(
           (line, i) => {
-            // "client-go issue 83810" names an upstream report: allowed.
+            // "client-go issue <number>" names an upstream report: allowed.
             if (/DESIGN\.md|(?<!client-go )\bissue \d+/.test(line)) {
               found.push(`${path}:${i + 1}: ${line.trim()}`);
             }
