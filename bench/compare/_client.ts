@@ -4,7 +4,7 @@
  * rate of watch events delivered to a no-op handler. Prints one JSON line.
  *
  * Usage: deno run -A --v8-flags=--expose-gc bench/compare/_client.ts
- *          --impl raw|kubecache|kubecache-strip|kubecache-delete|kubecache-watchlist|kubecache-fetch|
+ *          --impl raw|raw-limits|kubecache-client|kubecache|kubecache-strip|kubecache-delete|kubecache-watchlist|kubecache-fetch|
  *                 kubecache-metadata|kubecache-metadata-strip|client-node
  *          --url URL --control URL --pods N --events E [--ca FILE]
  *   (--impl idle: a process with a KubeClient and nothing else, for its RSS)
@@ -21,6 +21,10 @@ import { stripManagedFields } from "../../cache/transform.ts";
 import type { KubeObject } from "../../api/object.ts";
 import process from "node:process";
 import { peakRssMB } from "./_rss.ts";
+import {
+  DEFAULT_MAX_JSON_DEPTH,
+  parseWithin,
+} from "../../client/_json_limits.ts";
 
 interface Handlers {
   add(): void;
@@ -78,6 +82,87 @@ const listPages: ListInto = async (url, map, h, signal) => {
   } while (cont);
   return rv;
 };
+
+/**
+ * The raw loop with the JSON limits kubecache enforces on every list page
+ * (client-go's depth limit of 10,000, checked as `KubeClient` checks it):
+ * what a client that refuses pathological JSON cannot go below.
+ */
+const listPagesLimited: ListInto = async (url, map, h, signal) => {
+  let cont = "";
+  let rv = "";
+  do {
+    const q = new URLSearchParams({ limit: "500" });
+    if (cont) q.set("continue", cont);
+    const res = await fetch(`${url}/api/v1/pods?${q}`, {
+      signal,
+      client: rawHttp,
+    });
+    const page = parseWithin(await res.text(), DEFAULT_MAX_JSON_DEPTH) as {
+      items: KubeObject[];
+      metadata: { resourceVersion: string; continue?: string };
+    };
+    rv ||= page.metadata.resourceVersion;
+    for (const item of page.items) {
+      map.set(keyOf(item), item);
+      h.add();
+    }
+    cont = page.metadata.continue ?? "";
+  } while (cont);
+  return rv;
+};
+
+/**
+ * `KubeClient` without the informer: `list` with the informer's first
+ * request (resourceVersion "0", limit 500, then continue tokens) into a
+ * Map, then `watch` into the Map. What the Reflector, DeltaFIFO, indexer
+ * and processor add is the difference to the `kubecache` row.
+ */
+function kubeClientOnly(): Impl {
+  return (url, h, signal) => {
+    const client = new KubeClient(
+      KubeConfig.fromOptions({ server: url, caData }),
+    );
+    const map = new Map<string, KubeObject>();
+    const run = async () => {
+      let cont = "";
+      let rv = "";
+      do {
+        const page = await client.list(Pods, {
+          limit: 500,
+          resourceVersion: cont ? undefined : "0",
+          continue: cont || undefined,
+          signal,
+        });
+        rv ||= page.metadata.resourceVersion ?? "";
+        for (const item of page.items) {
+          map.set(keyOf(item), item);
+          h.add();
+        }
+        cont = page.metadata.continue ?? "";
+      } while (cont);
+      const events = await client.watch(Pods, {
+        resourceVersion: rv,
+        allowWatchBookmarks: true,
+        signal,
+      });
+      for await (const ev of events) {
+        if (ev.type === "DELETED") map.delete(keyOf(ev.object));
+        else if (ev.type === "ADDED" || ev.type === "MODIFIED") {
+          map.set(keyOf(ev.object), ev.object);
+          if (ev.type === "MODIFIED") h.update();
+        }
+      }
+    };
+    const done = run().catch((e) => {
+      if (!signal.aborted) throw e;
+    });
+    return Promise.resolve(async () => {
+      await done;
+      await client.close();
+    });
+  };
+}
 
 /**
  * The raw baseline: a list, then read the watch stream, split lines,
@@ -232,6 +317,8 @@ const clientNode: Impl = async (url, h) => {
 
 const IMPLS: Record<string, Impl> = {
   raw: raw(listPages),
+  "raw-limits": raw(listPagesLimited),
+  "kubecache-client": kubeClientOnly(),
   kubecache: kubecache(),
   "kubecache-strip": kubecache({ transform: "strip" }),
   "kubecache-delete": kubecache({ transform: "delete" }),

@@ -47,7 +47,10 @@ Options:
                        paged (pages of the limit, as the apiserver does for
                        resourceVersion ""); default unpaged,paged
   --impls I,...        default raw,kubecache,kubecache-strip,kubecache-delete,client-node
-                       also: kubecache-watchlist, kubecache-metadata,
+                       also: raw-limits (the raw loop with kubecache's JSON
+                       depth limit on each page), kubecache-client
+                       (KubeClient.list and watch into a Map, no informer),
+                       kubecache-watchlist, kubecache-metadata,
                        kubecache-metadata-strip, kubecache-fetch (the
                        watch over fetch instead of its own socket), idle
                        (a process with a KubeClient and nothing else: the
