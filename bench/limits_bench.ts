@@ -1,6 +1,6 @@
 // The cost of the decoding limits (maxJsonDepth's scan, maxObjectBytes'
 // counting), side by side with the check turned off, on realistic pods; and
-// a 10k-pod list (45 MB, decoded item by item in 1 MiB runs, as an
+// a 10k-pod list (45 MB, decoded item by item in 64 KiB runs, as an
 // informer's unpaged first list is) with and without the limits against
 // JSON.parse of the same text (the floor).
 //   deno bench --allow-read bench/limits_bench.ts
