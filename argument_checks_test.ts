@@ -184,6 +184,15 @@ function rows(
       TypeError,
       'KubeClient.create: options.subresource must be a subresource name such as "status" or "scale" (letters only), got 5',
     ],
+    [
+      () =>
+        new KubeClient(
+          KubeConfig.fromOptions({ server: "http://127.0.0.1:9" }),
+          { listWatchTransport: "http1" as Any },
+        ),
+      RangeError,
+      'KubeClient: opts.listWatchTransport must be "socket" or "fetch", got "http1"',
+    ],
     // listWatch, metadataListWatch
     [
       () => listWatch(client, "pods" as Any),

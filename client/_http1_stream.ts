@@ -1,13 +1,15 @@
 /**
- * A streaming GET over a socket of its own, speaking HTTP/1.1: the watch
- * transport. `fetch` hands a response body over one HTTP chunk per read,
+ * A streaming GET over a socket of its own, speaking HTTP/1.1: the list
+ * and watch transport. `fetch` hands a response body over one HTTP chunk per read,
  * and an API server flushes each watch event as its own chunk, so a watch
  * over `fetch` costs a read promise, a stream round and a decode per event
  * even when the socket holds hundreds of them. Here each read takes what
  * the socket has (up to 64 KiB), strips the chunked framing and hands the
  * payload on as one piece, so a backlog is decoded in one pass while a
- * lone event still goes on as soon as it arrives. Internal module;
- * `KubeClient` uses it for watches without a proxy.
+ * lone event still goes on as soon as it arrives; a list body arrives in
+ * 64 KiB pieces rather than the ~14 KB records `fetch` hands over TLS.
+ * Internal module; `KubeClient` uses it for lists and watches without a
+ * proxy.
  *
  * @module
  */
@@ -53,31 +55,54 @@ export class Http1RefusedError extends TypeError {
   }
 }
 
+/** How {@link streamGet} sends beyond a GET with headers. */
+export interface StreamRequest {
+  /** The method; default GET. */
+  method?: string;
+  /** A body, sent with its Content-Length. */
+  body?: string;
+  /**
+   * Header lines sent one per value (`Headers` joins repeated names with
+   * ", ", which a Go server reads as one value: several
+   * `Impersonate-Group` lines must stay lines).
+   */
+  headerLines?: readonly (readonly [string, string])[];
+  /**
+   * Idle connections to take one from and give it back to once the answer
+   * has ended by its framing (GET only).
+   */
+  pool?: ConnectionPool;
+  /**
+   * Send `Accept-Encoding: gzip` and decode a gzip answer (an API server
+   * gzips list answers over 128 KB for a client that accepts it).
+   */
+  gzip?: boolean;
+}
+
 /**
- * Send `GET url` with `headers` on a new connection and resolve with the
- * response once its head has arrived; the body streams each socket read's
- * payload as one chunk. Aborting `signal` (before or after the head, during
- * the connect too) closes the connection; so does cancelling the body or
- * reading it to its end. TCP keep-alive is on where Deno can set it.
- * Rejects like `fetch`: a TypeError when the connection fails or the answer
- * is not HTTP/1.x ({@link Http1RefusedError} when the server refuses
- * HTTP/1.1 in the TLS handshake), `signal.reason` on abort.
+ * Send `GET url` with `headers` on a connection of its own (an idle one of
+ * `request.pool` when it has one) and resolve with the response once its
+ * head has arrived; the body streams each socket read's payload as one
+ * chunk. Aborting `signal` (before or after the head, during the connect
+ * too) closes the connection; so does cancelling the body. A body read to
+ * the end its framing gives (Content-Length, the last chunk) gives the
+ * connection back to the pool, unless the server said `Connection: close`;
+ * one that ends at close is closed. A request on a pooled connection that
+ * fails before any byte of the answer arrived (the server closed it while
+ * idle) is sent once more on a new one. TCP keep-alive is on where Deno
+ * can set it. Rejects like `fetch`: a TypeError when the connection fails
+ * or the answer is not HTTP/1.x ({@link Http1RefusedError} when the server
+ * refuses HTTP/1.1 in the TLS handshake), `signal.reason` on abort.
  *
- * `request` makes it another method with a body, and adds header lines
- * sent one per value (`Headers` joins repeated names with ", ", which a Go
- * server reads as one value: several `Impersonate-Group` lines must stay
- * lines).
+ * `request` makes it another method with a body, adds header lines sent
+ * one per value, a pool and gzip.
  */
 export async function streamGet(
   url: string,
   headers: Headers,
   signal: AbortSignal,
   tls: SocketTls,
-  request: {
-    method?: string;
-    body?: string;
-    headerLines?: readonly (readonly [string, string])[];
-  } = {},
+  request: StreamRequest = {},
 ): Promise<Response> {
   signal.throwIfAborted();
   const u = new URL(url);
@@ -87,6 +112,18 @@ export async function streamGet(
     ? u.hostname.slice(1, -1)
     : u.hostname;
   const port = Number(u.port || (https ? 443 : 80));
+  const method = request.method ?? "GET";
+  // Only a GET goes on a used connection: it is safe to send again.
+  const pool = method === "GET" ? request.pool : undefined;
+  const key = pool && poolKey(https, hostname, port, tls);
+  const idle = key === undefined ? undefined : pool!.take(key);
+  if (idle !== undefined) {
+    try {
+      return await exchange(idle, true);
+    } catch (err) {
+      if (!(err instanceof StaleConnection)) throw err;
+    }
+  }
   let conn: Deno.Conn;
   try {
     conn = await connect(hostname, port, https, signal, tls);
@@ -96,46 +133,136 @@ export async function streamGet(
       cause: err,
     });
   }
-  const socket = new Socket(conn, signal);
-  try {
-    signal.throwIfAborted();
-    if ("handshake" in conn) {
-      // The handshake would run on the first write anyway; run on its own
-      // it tells an HTTP/2-only server apart from other failures.
-      try {
-        await (conn as Deno.TlsConn).handshake();
-      } catch (err) {
-        if (err instanceof Error && /NoApplicationProtocol/.test(err.message)) {
-          throw new Http1RefusedError(url, err);
-        }
-        throw err;
-      }
-    }
-    const method = request.method ?? "GET";
-    let head =
-      `${method} ${u.pathname}${u.search} HTTP/1.1\r\nHost: ${u.host}\r\n`;
-    for (const [k, v] of headers) head += `${k}: ${v}\r\n`;
-    for (const [k, v] of request.headerLines ?? []) head += `${k}: ${v}\r\n`;
-    const body = request.body === undefined
-      ? undefined
-      : new TextEncoder().encode(request.body);
-    if (body !== undefined) head += `Content-Length: ${body.length}\r\n`;
-    await socket.write(new TextEncoder().encode(`${head}\r\n`));
-    if (body !== undefined) await socket.write(body);
-    const res = await readHead(socket);
-    return new Response(res.body, {
-      status: res.status,
-      statusText: res.statusText,
-      headers: res.headers,
-    });
-  } catch (err) {
-    socket.close();
-    signal.throwIfAborted();
-    if (err instanceof TypeError) throw err;
-    throw new TypeError(
-      `error sending request for url (${url}): ${msg(err)}`,
-      { cause: err },
+  return await exchange(conn, false);
+
+  async function exchange(conn: Deno.Conn, reused: boolean) {
+    const socket = new Socket(
+      conn,
+      signal,
+      key === undefined ? undefined : (c) => pool!.put(key, c),
     );
+    try {
+      signal.throwIfAborted();
+      if (!reused && "handshake" in conn) {
+        // The handshake would run on the first write anyway; run on its own
+        // it tells an HTTP/2-only server apart from other failures.
+        try {
+          await (conn as Deno.TlsConn).handshake();
+        } catch (err) {
+          if (
+            err instanceof Error && /NoApplicationProtocol/.test(err.message)
+          ) {
+            throw new Http1RefusedError(url, err);
+          }
+          throw err;
+        }
+      }
+      let head =
+        `${method} ${u.pathname}${u.search} HTTP/1.1\r\nHost: ${u.host}\r\n`;
+      for (const [k, v] of headers) head += `${k}: ${v}\r\n`;
+      for (const [k, v] of request.headerLines ?? []) head += `${k}: ${v}\r\n`;
+      if (request.gzip) head += "Accept-Encoding: gzip\r\n";
+      const body = request.body === undefined
+        ? undefined
+        : new TextEncoder().encode(request.body);
+      if (body !== undefined) head += `Content-Length: ${body.length}\r\n`;
+      await socket.write(new TextEncoder().encode(`${head}\r\n`));
+      if (body !== undefined) await socket.write(body);
+      const res = await readHead(socket, request.gzip ?? false);
+      return new Response(res.body, {
+        status: res.status,
+        statusText: res.statusText,
+        headers: res.headers,
+      });
+    } catch (err) {
+      socket.close();
+      signal.throwIfAborted();
+      // Nothing came back on a connection that sat idle: the server closed
+      // it meanwhile (its idle timeout), and the request can go again.
+      if (reused && socket.bytesRead === 0) throw new StaleConnection();
+      if (err instanceof TypeError) throw err;
+      throw new TypeError(
+        `error sending request for url (${url}): ${msg(err)}`,
+        { cause: err },
+      );
+    }
+  }
+}
+
+/** A pooled connection failed before any byte of the answer: send again. */
+class StaleConnection extends Error {}
+
+/** What makes one connection unlike another: where it goes and its TLS identity. */
+function poolKey(
+  https: boolean,
+  hostname: string,
+  port: number,
+  tls: SocketTls,
+): string {
+  return JSON.stringify([
+    https,
+    hostname,
+    port,
+    https ? tls.caData ?? "" : "",
+    https ? tls.clientCert?.cert ?? "" : "",
+    https ? tls.clientCert?.key ?? "" : "",
+  ]);
+}
+
+/** Idle connections kept per key, at most. */
+const MAX_IDLE_PER_KEY = 2;
+
+/**
+ * Idle HTTP/1.1 connections, by where they go and their TLS identity (CA,
+ * client certificate), for {@link streamGet} to reuse: a paged list then
+ * costs one connect and TLS handshake, not one per page. At most two per
+ * key (more are closed); no timer watches them, so a connection the server
+ * closed meanwhile is found out when it is next used. `close()` closes
+ * them all and every connection given back later.
+ */
+export class ConnectionPool {
+  #idle = new Map<string, Deno.Conn[]>();
+  #closed = false;
+
+  /** The connection given back last under `key` (the likeliest to be alive), if any. */
+  take(key: string): Deno.Conn | undefined {
+    const list = this.#idle.get(key);
+    const conn = list?.pop();
+    if (list?.length === 0) this.#idle.delete(key);
+    return conn;
+  }
+
+  /** Keep `conn` for reuse under `key`, or close it when the pool is full or closed. */
+  put(key: string, conn: Deno.Conn): void {
+    const list = this.#idle.get(key) ?? [];
+    if (this.#closed || list.length >= MAX_IDLE_PER_KEY) {
+      closeConn(conn);
+      return;
+    }
+    list.push(conn);
+    this.#idle.set(key, list);
+  }
+
+  /** How many connections are idle. */
+  get size(): number {
+    let n = 0;
+    for (const list of this.#idle.values()) n += list.length;
+    return n;
+  }
+
+  /** Close every idle connection, and those given back from now on. */
+  close(): void {
+    this.#closed = true;
+    for (const list of this.#idle.values()) list.forEach(closeConn);
+    this.#idle.clear();
+  }
+}
+
+function closeConn(conn: Deno.Conn): void {
+  try {
+    conn.close();
+  } catch {
+    // Already closed by the peer's reset: nothing to release.
   }
 }
 
@@ -204,16 +331,27 @@ function unlessAborted<T extends Deno.Conn>(
   });
 }
 
-/** A connection that closes once, on abort, on cancel or at the body's end. */
+/**
+ * A connection that is let go once: closed on abort, on cancel or at an
+ * end it cannot be reused after, else given to `reuse`.
+ */
 class Socket {
   #conn: Deno.Conn;
   #signal: AbortSignal;
+  #reuse: ((conn: Deno.Conn) => void) | undefined;
   #closed = false;
   #onAbort = () => this.close();
+  /** Bytes read so far. */
+  bytesRead = 0;
 
-  constructor(conn: Deno.Conn, signal: AbortSignal) {
+  constructor(
+    conn: Deno.Conn,
+    signal: AbortSignal,
+    reuse?: (conn: Deno.Conn) => void,
+  ) {
     this.#conn = conn;
     this.#signal = signal;
+    this.#reuse = reuse;
     signal.addEventListener("abort", this.#onAbort, { once: true });
   }
 
@@ -225,23 +363,39 @@ class Socket {
   }
 
   /** Read into `buf`; null at the end of the stream. */
-  read(buf: Uint8Array): Promise<number | null> {
-    return this.#conn.read(buf);
+  async read(buf: Uint8Array): Promise<number | null> {
+    const n = await this.#conn.read(buf);
+    if (n !== null) this.bytesRead += n;
+    return n;
   }
 
   get closed(): boolean {
     return this.#closed;
   }
 
+  /**
+   * The answer is over: give the connection for reuse when `reusable`
+   * (its body ended by its framing, nothing after it, no `Connection:
+   * close`) and nothing aborted it, else close it.
+   */
+  done(reusable: boolean): void {
+    if (
+      !reusable || this.#reuse === undefined || this.#closed ||
+      this.#signal.aborted
+    ) {
+      this.close();
+      return;
+    }
+    this.#closed = true;
+    this.#signal.removeEventListener("abort", this.#onAbort);
+    this.#reuse(this.#conn);
+  }
+
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
     this.#signal.removeEventListener("abort", this.#onAbort);
-    try {
-      this.#conn.close();
-    } catch {
-      // Already closed by the peer's reset: nothing to release.
-    }
+    closeConn(this.#conn);
   }
 }
 
@@ -256,8 +410,11 @@ interface Head {
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const HTTP1 = "HTTP/1.";
 
-/** Read the status line and headers; the body framing follows from them. */
-async function readHead(socket: Socket): Promise<Head> {
+/**
+ * Read the status line and headers; the body framing follows from them.
+ * `gzip`: a gzip content coding is accepted and decoded.
+ */
+async function readHead(socket: Socket, gzip: boolean): Promise<Head> {
   let buf = new Uint8Array(READ_SIZE);
   let len = 0;
   for (;;) {
@@ -287,13 +444,13 @@ async function readHead(socket: Socket): Promise<Head> {
     // ISO-8859-1 byte for byte (TextDecoder's "latin1" is windows-1252,
     // which maps 0x80-0x9F above U+00FF, and Headers refuses those).
     const lines = latin1(buf, 0, end).split("\r\n");
-    const m = /^HTTP\/1\.[01] (\d{3})(?: (.*))?$/.exec(lines[0]);
+    const m = /^HTTP\/1\.([01]) (\d{3})(?: (.*))?$/.exec(lines[0]);
     if (!m) {
       throw new ProtocolError(
         `not an HTTP/1.x status line: ${JSON.stringify(lines[0].slice(0, 40))}`,
       );
     }
-    const status = Number(m[1]);
+    const status = Number(m[2]);
     if (status === 101) {
       // Nothing asked to switch protocols: what follows is not HTTP/1.1.
       throw new ProtocolError(
@@ -323,18 +480,26 @@ async function readHead(socket: Socket): Promise<Head> {
         line.slice(colon + 1).replace(/^[ \t]+|[ \t]+$/g, ""),
       );
     }
-    const ce = headers.get("content-encoding");
-    if (ce !== null && !/^(identity)?$/i.test(ce.trim())) {
-      // None was asked for (no Accept-Encoding is sent); decoding it as
-      // text would fail later as invalid UTF-8.
+    const ce = headers.get("content-encoding")?.trim().toLowerCase();
+    const gzipped = gzip && ce === "gzip";
+    if (ce !== undefined && ce !== "" && ce !== "identity" && !gzipped) {
+      // Nothing else was asked for (Accept-Encoding names gzip at most);
+      // decoding it as text would fail later as invalid UTF-8.
       throw new ProtocolError(
-        `a content-encoding of ${JSON.stringify(ce)}; only identity is read`,
+        `a content-encoding of ${
+          JSON.stringify(headers.get("content-encoding"))
+        }; only ${gzip ? "gzip and " : ""}identity ${gzip ? "are" : "is"} read`,
       );
     }
+    // HTTP/1.1 keeps the connection open unless either side says close.
+    const keepAlive = m[1] === "1" &&
+      !(headers.get("connection") ?? "").split(",").some((t) =>
+        t.trim().toLowerCase() === "close"
+      );
     // Statuses that carry no body (Response refuses one for them).
     if (status === 204 || status === 205 || status === 304) {
-      socket.close();
-      return { status, statusText: m[2] ?? "", headers, body: null };
+      socket.done(keepAlive && rest.length === 0);
+      return { status, statusText: m[3] ?? "", headers, body: null };
     }
     const te = headers.get("transfer-encoding");
     const cl = headers.get("content-length");
@@ -357,13 +522,24 @@ async function readHead(socket: Socket): Promise<Head> {
     } else {
       framing = new UntilClose();
     }
+    const body = bodyStream(socket, framing, rest, keepAlive);
     return {
       status,
-      statusText: m[2] ?? "",
+      statusText: m[3] ?? "",
       headers,
-      body: bodyStream(socket, framing, rest),
+      body: gzipped ? gunzip(body) : body,
     };
   }
+}
+
+/** `body` decoded from gzip, by the platform's DecompressionStream. */
+function gunzip(body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
+  return body.pipeThrough(
+    new DecompressionStream("gzip") as unknown as TransformStream<
+      Uint8Array,
+      Uint8Array
+    >,
+  );
 }
 
 /**
@@ -399,12 +575,16 @@ function headEnd(buf: Uint8Array, len: number): number {
 /**
  * The body as a stream: each pull reads the socket once (more only when a
  * read held framing alone) and enqueues all of its payload as one chunk.
+ * At the end the framing gives, the connection is reused when `keepAlive`
+ * and nothing followed the body.
  */
 function bodyStream(
   socket: Socket,
   framing: Framing,
   first: Uint8Array,
+  keepAlive: boolean,
 ): ReadableStream<Uint8Array> {
+  const end = () => socket.done(keepAlive && framing.done && !framing.overrun);
   let pending: Uint8Array | undefined = first.length > 0 ? first : undefined;
   const buf = new Uint8Array(READ_SIZE);
   return new ReadableStream<Uint8Array>({
@@ -430,13 +610,13 @@ function bodyStream(
           if (out.length > 0) {
             controller.enqueue(out);
             if (framing.done) {
-              socket.close();
+              end();
               controller.close();
             }
             return;
           }
         }
-        socket.close();
+        end();
         controller.close();
       } catch (err) {
         socket.close();
@@ -464,12 +644,15 @@ interface Framing {
   readonly done: boolean;
   /** The body ends where the connection does. */
   readonly endsAtClose: boolean;
+  /** Bytes came after the body's end (the connection cannot be reused). */
+  readonly overrun: boolean;
 }
 
 /** A body of `Content-Length` bytes. */
 class Sized implements Framing {
   #left: number;
   readonly endsAtClose = false;
+  overrun = false;
   constructor(n: number) {
     this.#left = n;
   }
@@ -478,6 +661,7 @@ class Sized implements Framing {
   }
   payload(bytes: Uint8Array): Uint8Array {
     const n = Math.min(this.#left, bytes.length);
+    if (n < bytes.length) this.overrun = true;
     this.#left -= n;
     return bytes.slice(0, n);
   }
@@ -487,6 +671,7 @@ class Sized implements Framing {
 class UntilClose implements Framing {
   readonly done = false;
   readonly endsAtClose = true;
+  readonly overrun = false;
   payload(bytes: Uint8Array): Uint8Array {
     return bytes.slice();
   }
@@ -498,6 +683,7 @@ class UntilClose implements Framing {
  */
 export class Chunked implements Framing {
   readonly endsAtClose = false;
+  overrun = false;
   /** size: reading a size line; data: `#left` bytes of data; crlf: the CRLF after data; trailer: lines until an empty one. */
   #state: "size" | "data" | "crlf" | "trailer" | "end" = "size";
   #left = 0;
@@ -583,6 +769,7 @@ export class Chunked implements Framing {
         }
       }
     }
+    if (i < n) this.overrun = true;
     if (parts.length === 1) return parts[0].slice();
     const out = new Uint8Array(total);
     let at = 0;
@@ -605,19 +792,19 @@ function msg(err: unknown): string {
 }
 
 /**
- * A client's choice of transport for its watches: its own socket (see
- * {@link streamGet}) or `fetch`. The socket is not used when the cluster
- * is reached through a proxy (the config's `proxyUrl`, or a proxy
+ * A client's choice of transport for its lists and watches: its own socket
+ * (see {@link streamGet}) or `fetch`. The socket is not used when the
+ * cluster is reached through a proxy (the config's `proxyUrl`, or a proxy
  * variable of the environment that `fetch` would follow), nor once a
  * server answered that it speaks HTTP/2 only.
  */
-export class WatchTransport {
+export class ListWatchTransport {
   #socket: boolean;
 
   /**
    * @param server the API server's URL
-   * @param socket whether the socket is wanted (`watchTransport: "socket"`
-   * and no `proxyUrl`)
+   * @param socket whether the socket is wanted (`listWatchTransport:
+   * "socket"` and no `proxyUrl`)
    * @param env reads an environment variable, or null when the
    * environment cannot be read; default {@link readableEnv}
    */
@@ -629,7 +816,7 @@ export class WatchTransport {
     this.#socket = socket && !envProxyApplies(new URL(server), env);
   }
 
-  /** Whether the next watch reads a socket of its own. */
+  /** Whether the next list or watch reads a socket of its own. */
   get socket(): boolean {
     return this.#socket;
   }
@@ -643,10 +830,11 @@ export class WatchTransport {
     headers: Headers,
     signal: AbortSignal,
     tls: SocketTls,
+    request: StreamRequest,
     viaFetch: () => Promise<Response>,
   ): Promise<Response> {
     try {
-      return await streamGet(url, headers, signal, tls);
+      return await streamGet(url, headers, signal, tls, request);
     } catch (err) {
       if (!(err instanceof Http1RefusedError) || signal.aborted) throw err;
       this.#socket = false;

@@ -1,10 +1,10 @@
-// When a watch leaves its own socket for fetch (a proxy may apply, the
+// When a list or a watch leaves its own socket for fetch (a proxy may apply, the
 // server speaks HTTP/2 only), and how the socket is opened (a connect the
 // signal and the idle timeout can cut, TCP keep-alive).
 
 import assert from "node:assert/strict";
 import http2 from "node:http2";
-import { envProxyApplies, WatchTransport } from "./_http1_stream.ts";
+import { envProxyApplies, ListWatchTransport } from "./_http1_stream.ts";
 import { KubeClient } from "./rest.ts";
 import { RequestTimeoutError } from "../api/errors.ts";
 import { KubeConfig } from "./config.ts";
@@ -87,24 +87,24 @@ Deno.test("envProxyApplies follows Deno's fetch: any proxy variable in either ca
   assert.equal(envProxyApplies(api, null), true);
 });
 
-Deno.test("WatchTransport uses the socket only when wanted and no proxy applies", () => {
+Deno.test("ListWatchTransport uses the socket only when wanted and no proxy applies", () => {
   const server = "http://127.0.0.1:6443";
-  assert.equal(new WatchTransport(server, true, envOf({})).socket, true);
-  assert.equal(new WatchTransport(server, false, envOf({})).socket, false);
+  assert.equal(new ListWatchTransport(server, true, envOf({})).socket, true);
+  assert.equal(new ListWatchTransport(server, false, envOf({})).socket, false);
   assert.equal(
-    new WatchTransport(server, true, envOf({ HTTP_PROXY: "http://p:1" }))
+    new ListWatchTransport(server, true, envOf({ HTTP_PROXY: "http://p:1" }))
       .socket,
     false,
   );
   assert.equal(
-    new WatchTransport(
+    new ListWatchTransport(
       server,
       true,
       envOf({ HTTP_PROXY: "http://p:1", NO_PROXY: "127.0.0.1" }),
     ).socket,
     true,
   );
-  assert.equal(new WatchTransport(server, true, null).socket, false);
+  assert.equal(new ListWatchTransport(server, true, null).socket, false);
 });
 
 /**
@@ -148,7 +148,7 @@ function closedPort(): number {
   return port;
 }
 
-Deno.test("KubeClient.watch goes through the HTTP_PROXY that fetch follows, with --allow-env and without it", async () => {
+Deno.test("KubeClient.list and watch go through the HTTP_PROXY that fetch follows, with --allow-env and without it", async () => {
   await using server = await FakeApiServer.start();
   server.create(ConfigMaps, { metadata: { name: "a", namespace: "default" } });
   await using proxy = forwardingProxy(server.url);
@@ -202,6 +202,11 @@ Deno.test("KubeClient.watch goes through the HTTP_PROXY that fetch follows, with
   const host = new URL(unreachable).host;
   assert.deepEqual(
     proxy.seen.filter((r) => r.includes("watch=true")).length,
+    2,
+    proxy.seen.join("\n"),
+  );
+  assert.deepEqual(
+    proxy.seen.filter((r) => r.endsWith("/configmaps")).length,
     2,
     proxy.seen.join("\n"),
   );
@@ -338,7 +343,7 @@ Deno.test({
 
 Deno.test({
   name:
-    "KubeClient.watch against an HTTP/2-only TLS server falls back to fetch, and the client remembers",
+    "KubeClient.list and watch against an HTTP/2-only TLS server fall back to fetch, and the client remembers",
   ignore: !(await hasOpenssl()),
   async fn() {
     await using pki = await makePki();
@@ -351,8 +356,20 @@ Deno.test({
     let sessions = 0;
     server.on("connection", () => connections++);
     server.on("session", () => sessions++);
-    server.on("stream", (stream) => {
+    server.on("stream", (
+      stream: http2.ServerHttp2Stream,
+      headers: http2.IncomingHttpHeaders,
+    ) => {
       stream.respond({ ":status": 200, "content-type": "application/json" });
+      if (!headers[":path"]?.includes("watch=true")) {
+        stream.end(JSON.stringify({
+          kind: "ConfigMapList",
+          apiVersion: "v1",
+          metadata: { resourceVersion: "1" },
+          items: [{ metadata: { name: "a", resourceVersion: "1" } }],
+        }));
+        return;
+      }
       stream.write(
         `${
           JSON.stringify({
@@ -372,6 +389,10 @@ Deno.test({
         }),
       );
       for (let i = 0; i < 2; i++) {
+        const list = await client.list(ConfigMaps);
+        assert.deepEqual(list.items.map((o) => o.metadata.name), ["a"]);
+        // The list tried the socket first.
+        assert.equal(connections - sessions, 1);
         const ctrl = new AbortController();
         for await (
           const ev of await client.watch(ConfigMaps, { signal: ctrl.signal })
@@ -381,8 +402,8 @@ Deno.test({
           break;
         }
       }
-      // One connection refused HTTP/1.1 (the first watch's socket); the
-      // second watch went straight to fetch.
+      // One connection refused HTTP/1.1 (the first list's socket); the
+      // watches and the second list went straight to fetch.
       assert.equal(connections - sessions, 1);
     } finally {
       await new Promise<void>((r) => server.close(() => r()));

@@ -131,7 +131,7 @@ function event(i: number): string {
 
 /** Batches and event names of a watch whose events are all written at once, each as its own HTTP chunk. */
 async function backlog(
-  watchTransport: "socket" | "fetch",
+  listWatchTransport: "socket" | "fetch",
 ): Promise<{ batches: number; names: string[]; request: string }> {
   let go!: () => void;
   const written = new Promise<void>((r) => go = r);
@@ -142,7 +142,7 @@ async function backlog(
   });
   await using client = new KubeClient(
     KubeConfig.fromOptions({ server: server.url, token: "t0ken" }),
-    { watchTransport },
+    { listWatchTransport },
   );
   const it = (await client.watch(ConfigMaps, { namespace: "default" }))[
     Symbol.asyncIterator

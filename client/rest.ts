@@ -6,9 +6,9 @@
  *
  * This file holds the verbs, the paths they address and their options;
  * sending and receiving (headers, credentials, impersonation, the idle
- * timer, the HTTP clients and certificate rotation, the watch socket) is
- * the transport's job (`transport.ts`), as client-go's `rest.Request` sits
- * on its `transport` round trippers.
+ * timer, the HTTP clients and certificate rotation, the socket lists and
+ * watches are read from) is the transport's job (`transport.ts`), as
+ * client-go's `rest.Request` sits on its `transport` round trippers.
  *
  * @module
  */
@@ -98,28 +98,33 @@ export interface KubeClientOptions {
    */
   maxJsonDepth?: number;
   /**
-   * How a watch's stream is read. `"socket"` (the default): a connection of
-   * its own speaking HTTP/1.1, read up to 64 KiB at a time, so events that
-   * queued up are decoded in one pass (an API server flushes every event
-   * as its own HTTP chunk, and `fetch` hands a body over one chunk per
-   * read). `"fetch"`: through `fetch` like every other request (HTTP/2
-   * where the server offers it).
+   * How the answers of `list` and the streams of `watch` are read.
+   * `"socket"` (the default): over a connection of the client's own
+   * speaking HTTP/1.1, read up to 64 KiB at a time. `fetch` hands a body
+   * over one HTTP chunk per read: one watch event (an API server flushes
+   * every event as its own chunk), about 14 KB of a list over TLS, each
+   * read costing a promise and a stream round. Over the socket, events
+   * that queued up are decoded in one pass and a 45 MB list costs about
+   * half the CPU to read. `"fetch"`: through `fetch` like every other
+   * request, HTTP/2 where the server offers it. Every other verb (get,
+   * create, update, patch, delete, discovery) always uses `fetch`.
    *
-   * Even with `"socket"`, watches use `fetch` when a proxy may apply: the
-   * config has a `proxyUrl`, or one of `HTTPS_PROXY`, `HTTP_PROXY`,
-   * `ALL_PROXY` (either case) is set and `NO_PROXY` (else `no_proxy`) does
-   * not exempt the server's host, by the rules `fetch` follows (`*`, a
-   * domain and its subdomains, an IPv4 address or CIDR block, an IPv6
-   * address). Reading those needs `--allow-env` (at least for these eight
-   * names); without it a watch cannot know whether `fetch` would take a
-   * proxy, so it uses `fetch` (no permission prompt is shown). A server
-   * that refuses HTTP/1.1 in the TLS handshake (HTTP/2 only) gets the
-   * watch over `fetch` instead, and every later watch of this client too.
+   * Even with `"socket"`, lists and watches use `fetch` when a proxy may
+   * apply: the config has a `proxyUrl`, or one of `HTTPS_PROXY`,
+   * `HTTP_PROXY`, `ALL_PROXY` (either case) is set and `NO_PROXY` (else
+   * `no_proxy`) does not exempt the server's host, by the rules `fetch`
+   * follows (`*`, a domain and its subdomains, an IPv4 address or CIDR
+   * block, an IPv6 address). Reading those needs `--allow-env` (at least
+   * for these eight names); without it the client cannot know whether
+   * `fetch` would take a proxy, so it uses `fetch` (no permission prompt
+   * is shown). A server that refuses HTTP/1.1 in the TLS handshake
+   * (HTTP/2 only) gets the request over `fetch` instead, and every later
+   * list and watch of this client too.
    * The socket has TCP keep-alive on (probes after the system's idle
    * time, 2 hours by default on Linux), except for TLS with a client
    * certificate, where Deno offers no way to set it.
    */
-  watchTransport?: "socket" | "fetch";
+  listWatchTransport?: "socket" | "fetch";
 }
 
 /**
@@ -517,11 +522,11 @@ export class KubeClient implements ResourceClient, AsyncDisposable {
     }
     this.#maxObjectBytes = opts.maxObjectBytes ?? DEFAULT_MAX_OBJECT_BYTES;
     this.#maxJsonDepth = opts.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH;
-    const watchTransport = opts.watchTransport ?? "socket";
-    if (watchTransport !== "socket" && watchTransport !== "fetch") {
+    const listWatchTransport = opts.listWatchTransport ?? "socket";
+    if (listWatchTransport !== "socket" && listWatchTransport !== "fetch") {
       throw new RangeError(
-        `KubeClient: opts.watchTransport must be "socket" or "fetch", got ${
-          show(opts.watchTransport)
+        `KubeClient: opts.listWatchTransport must be "socket" or "fetch", got ${
+          show(opts.listWatchTransport)
         }`,
       );
     }
@@ -530,7 +535,7 @@ export class KubeClient implements ResourceClient, AsyncDisposable {
       timeoutMs,
       auth,
       userAgent: opts.userAgent ?? "kubecache/0.1.0 (Deno)",
-      watchTransport,
+      listWatchTransport,
       onWarning: opts.onWarning,
       observe: (method, path, code, sentAt) =>
         this.#observe(method, path, code, sentAt),
@@ -603,6 +608,7 @@ export class KubeClient implements ResourceClient, AsyncDisposable {
           maxObjectBytes: this.#maxObjectBytes,
           maxJsonDepth: this.#maxJsonDepth,
         }),
+      "list",
     );
     return setTypeMeta(type, checkList(list as ObjectList<T>, path));
   }
@@ -631,7 +637,7 @@ export class KubeClient implements ResourceClient, AsyncDisposable {
     const { response, release } = await this.#transport.send("GET", path, {
       ...opts,
       query: listQuery(opts, true),
-    }, true);
+    }, "watch");
     const body = response.body;
     if (body === null) {
       release();

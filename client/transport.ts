@@ -7,8 +7,8 @@
  * answer as a `StatusError`, the idle timer of each call (headers, then
  * each gap between body chunks) that tells a late wake-up of the event
  * loop from a silent server, one `Deno.HttpClient` per client certificate
- * (an exec plugin's, or rotated certificate files), and a watch read from
- * its own socket. The verbs, paths and options are in `rest.ts`. Internal:
+ * (an exec plugin's, or rotated certificate files), and lists and watches
+ * read from a socket of the client's own. The verbs, paths and options are in `rest.ts`. Internal:
  * not exported from `client/mod.ts`.
  *
  * @module
@@ -20,10 +20,11 @@ import type { Authenticator } from "./auth.ts";
 import { type KubeConfig, KubeConfigError, type TlsConfig } from "./config.ts";
 import { explainConnectError } from "./connect_error.ts";
 import {
+  ConnectionPool,
   envProxyApplies,
+  ListWatchTransport,
   readableEnv,
   streamGet,
-  WatchTransport,
 } from "./_http1_stream.ts";
 import { impersonationHeaders } from "./_impersonate.ts";
 import { CertFiles } from "./_cert_files.ts";
@@ -138,8 +139,8 @@ export interface HttpTransportOptions {
   auth: Authenticator;
   /** `User-Agent` header. */
   userAgent: string;
-  /** How a watch is read: its own socket, or fetch. */
-  watchTransport: "socket" | "fetch";
+  /** How a list or a watch is read: a socket of the client's own, or fetch. */
+  listWatchTransport: "socket" | "fetch";
   /** Told about certificate files that cannot be read. Default `console.warn`. */
   onWarning?: (message: string) => void;
   /** Told of each request once its response (or failure) is in. */
@@ -179,7 +180,9 @@ export class HttpTransport {
   #closed = false;
   /** Told of each request once its response (or failure) is in. */
   #observe: RequestObserver | undefined;
-  #watchTransport: WatchTransport;
+  #listWatch: ListWatchTransport;
+  /** Idle connections of socket GETs, closed by close(). */
+  #pool = new ConnectionPool();
   /** The config's `Impersonate-*` headers, sent with every request. */
   #impersonation: [string, string][];
   /**
@@ -193,7 +196,8 @@ export class HttpTransport {
   /**
    * Create a transport.
    * @param config the server, its TLS settings, impersonation
-   * @param opts clock, timeout, credentials, user agent, watch reading
+   * @param opts clock, timeout, credentials, user agent, how lists and
+   * watches are read
    * @throws {KubeConfigError} when the config impersonates several groups
    * or extra values through a `proxyUrl` or a proxy of the environment
    */
@@ -222,9 +226,9 @@ export class HttpTransport {
       }
     }
     this.#observe = opts.observe;
-    this.#watchTransport = new WatchTransport(
+    this.#listWatch = new ListWatchTransport(
       config.server,
-      opts.watchTransport === "socket" && !config.proxyUrl,
+      opts.listWatchTransport === "socket" && !config.proxyUrl,
     );
     this.#http = createHttpClient(config.tls, { proxyUrl: config.proxyUrl });
     this.#clients.set(this.#http, 0);
@@ -252,6 +256,7 @@ export class HttpTransport {
     this.#closed = true;
     for (const c of this.#clients.keys()) c.close();
     this.#clients.clear();
+    this.#pool.close();
   }
 
   /** The config's own client certificate, if it has one. */
@@ -302,15 +307,17 @@ export class HttpTransport {
 
   /**
    * Send one request and decode its whole body with `decode`, which calls
-   * `onChunk` for each chunk so the idle timeout restarts.
+   * `onChunk` for each chunk so the idle timeout restarts. `kind` "list"
+   * reads a GET's answer as a list is read (see {@link send}).
    */
   async receive(
     method: string,
     path: string,
     opts: SendOptions,
     decode: BodyDecoder,
+    kind: "request" | "list" = "request",
   ): Promise<unknown> {
-    const sent = await this.send(method, path, opts, false);
+    const sent = await this.send(method, path, opts, kind);
     const { response, release, touch, signal } = sent;
     try {
       const body = response.body ?? new Blob().stream();
@@ -329,13 +336,15 @@ export class HttpTransport {
    * must be called when its body is done (it stops the timer and detaches
    * the caller's signal); throws a StatusError for anything else. The
    * timeout bounds the wait for the headers, then (not for a watch) each
-   * wait for body data: the reader calls `touch` per chunk.
+   * wait for body data: the reader calls `touch` per chunk. A GET of
+   * `kind` "list" or "watch" reads its answer over a socket of the
+   * client's own when {@link ListWatchTransport} allows.
    */
   async send(
     method: string,
     path: string,
     opts: SendOptions,
-    streaming: boolean,
+    kind: "request" | "list" | "watch",
   ): Promise<Sent> {
     if (this.#closed) {
       throw new TypeError("Cannot send a request: KubeClient is closed");
@@ -413,18 +422,25 @@ export class HttpTransport {
             method,
             body,
             headerLines: this.#impersonation,
+            pool: this.#pool,
+            gzip: kind === "list",
           });
         } else if (
-          streaming && method === "GET" && this.#watchTransport.socket
+          kind !== "request" && method === "GET" && this.#listWatch.socket
         ) {
-          // A watch reads its socket directly (many events per read when
-          // they queue up; fetch hands over one HTTP chunk, so one event,
-          // per read). Through a proxy, fetch knows the way.
-          response = await this.#watchTransport.get(
+          // A list or a watch reads its socket directly: up to 64 KiB per
+          // read, where fetch hands over one HTTP chunk (one watch event;
+          // ~14 KB of a list over TLS) per read, each a promise and a
+          // stream round. Through a proxy, fetch knows the way.
+          response = await this.#listWatch.get(
             url,
             headers,
             ctrl.signal,
             tls,
+            // An API server gzips a list answer over 128 KB for a client
+            // that accepts it, as fetch and client-go do; it never
+            // compresses a watch.
+            { pool: this.#pool, gzip: kind === "list" },
             viaFetch,
           );
         } else {
@@ -444,7 +460,7 @@ export class HttpTransport {
         });
       }
       // A watch stream outlives the request timeout.
-      if (streaming) stopTimer();
+      if (kind === "watch") stopTimer();
       touch();
       return { response, release, touch, signal: ctrl.signal };
     } catch (err) {

@@ -238,7 +238,7 @@ function kubecache(
     transform?: Transform;
     watchList?: boolean;
     metadata?: boolean;
-    watchTransport?: "socket" | "fetch";
+    listWatchTransport?: "socket" | "fetch";
   } = {},
 ): Impl {
   const { transform = "none", watchList = false, metadata = false } = opts;
@@ -247,7 +247,7 @@ function kubecache(
     const client = new KubeClient(
       KubeConfig.fromOptions({ server: url, caData }),
       {
-        watchTransport: opts.watchTransport,
+        listWatchTransport: opts.listWatchTransport,
       },
     );
     // stripManagedFields goes on the ListerWatcher, which applies it to
@@ -324,7 +324,7 @@ const IMPLS: Record<string, Impl> = {
   "kubecache-delete": kubecache({ transform: "delete" }),
   "kubecache-watchlist": kubecache({ watchList: true }),
   // The watch over fetch (one HTTP chunk per read) instead of its own socket.
-  "kubecache-fetch": kubecache({ watchTransport: "fetch" }),
+  "kubecache-fetch": kubecache({ listWatchTransport: "fetch" }),
   "kubecache-metadata": kubecache({ metadata: true }),
   "kubecache-metadata-strip": kubecache({ metadata: true, transform: "strip" }),
   "client-node": clientNode,
