@@ -211,50 +211,57 @@ function poolKey(
 
 /** Idle connections kept per key, at most. */
 const MAX_IDLE_PER_KEY = 2;
+/**
+ * Idle connections kept in all, at most: a client certificate that
+ * rotates (an exec plugin's, rotated files) makes a new key each time, and
+ * the oldest connections, likely of a certificate no longer used, go.
+ */
+const MAX_IDLE = 8;
 
 /**
  * Idle HTTP/1.1 connections, by where they go and their TLS identity (CA,
  * client certificate), for {@link streamGet} to reuse: a paged list then
  * costs one connect and TLS handshake, not one per page. At most two per
- * key (more are closed); no timer watches them, so a connection the server
- * closed meanwhile is found out when it is next used. `close()` closes
- * them all and every connection given back later.
+ * key and eight in all (the oldest are closed); no timer watches them, so
+ * a connection the server closed meanwhile is found out when it is next
+ * used. `close()` closes them all and every connection given back later.
  */
 export class ConnectionPool {
-  #idle = new Map<string, Deno.Conn[]>();
+  /** Oldest first. */
+  #idle: { key: string; conn: Deno.Conn }[] = [];
   #closed = false;
 
   /** The connection given back last under `key` (the likeliest to be alive), if any. */
   take(key: string): Deno.Conn | undefined {
-    const list = this.#idle.get(key);
-    const conn = list?.pop();
-    if (list?.length === 0) this.#idle.delete(key);
-    return conn;
+    const i = this.#idle.findLastIndex((e) => e.key === key);
+    if (i < 0) return undefined;
+    return this.#idle.splice(i, 1)[0].conn;
   }
 
-  /** Keep `conn` for reuse under `key`, or close it when the pool is full or closed. */
+  /** Keep `conn` for reuse under `key`, or close it when the pool is closed. */
   put(key: string, conn: Deno.Conn): void {
-    const list = this.#idle.get(key) ?? [];
-    if (this.#closed || list.length >= MAX_IDLE_PER_KEY) {
+    if (this.#closed) {
       closeConn(conn);
       return;
     }
-    list.push(conn);
-    this.#idle.set(key, list);
+    this.#idle.push({ key, conn });
+    const same = this.#idle.findIndex((e) => e.key === key);
+    if (this.#idle.filter((e) => e.key === key).length > MAX_IDLE_PER_KEY) {
+      closeConn(this.#idle.splice(same, 1)[0].conn);
+    }
+    if (this.#idle.length > MAX_IDLE) closeConn(this.#idle.shift()!.conn);
   }
 
   /** How many connections are idle. */
   get size(): number {
-    let n = 0;
-    for (const list of this.#idle.values()) n += list.length;
-    return n;
+    return this.#idle.length;
   }
 
   /** Close every idle connection, and those given back from now on. */
   close(): void {
     this.#closed = true;
-    for (const list of this.#idle.values()) list.forEach(closeConn);
-    this.#idle.clear();
+    for (const { conn } of this.#idle) closeConn(conn);
+    this.#idle = [];
   }
 }
 

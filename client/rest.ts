@@ -109,6 +109,15 @@ export interface KubeClientOptions {
    * request, HTTP/2 where the server offers it. Every other verb (get,
    * create, update, patch, delete, discovery) always uses `fetch`.
    *
+   * The socket asks for a gzip answer to a list (as `fetch` and client-go
+   * do; an API server gzips lists over 128 KB) and decodes it. A
+   * connection whose answer ended by its framing (not by the server
+   * closing it, nor with `Connection: close`, nor aborted) is kept for the
+   * next list or watch (two at most per server and client certificate),
+   * so a paged list costs one connect and TLS handshake; one the server
+   * closed while idle is replaced, the request sent again. `close()`
+   * closes them.
+   *
    * Even with `"socket"`, lists and watches use `fetch` when a proxy may
    * apply: the config has a `proxyUrl`, or one of `HTTPS_PROXY`,
    * `HTTP_PROXY`, `ALL_PROXY` (either case) is set and `NO_PROXY` (else

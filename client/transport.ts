@@ -8,8 +8,9 @@
  * each gap between body chunks) that tells a late wake-up of the event
  * loop from a silent server, one `Deno.HttpClient` per client certificate
  * (an exec plugin's, or rotated certificate files), and lists and watches
- * read from a socket of the client's own. The verbs, paths and options are in `rest.ts`. Internal:
- * not exported from `client/mod.ts`.
+ * read from a socket of the client's own with its idle connections. The
+ * verbs, paths and options are in `rest.ts`. Internal: not exported from
+ * `client/mod.ts`.
  *
  * @module
  */
