@@ -21,10 +21,7 @@ import { stripManagedFields } from "../../cache/transform.ts";
 import type { KubeObject } from "../../api/object.ts";
 import process from "node:process";
 import { peakRssMB } from "./_rss.ts";
-import {
-  DEFAULT_MAX_JSON_DEPTH,
-  parseWithin,
-} from "../../client/_json_limits.ts";
+import { parseJson } from "../../client/list_decoder.ts";
 
 interface Handlers {
   add(): void;
@@ -98,7 +95,7 @@ const listPagesLimited: ListInto = async (url, map, h, signal) => {
       signal,
       client: rawHttp,
     });
-    const page = parseWithin(await res.text(), DEFAULT_MAX_JSON_DEPTH) as {
+    const page = parseJson(await res.bytes(), "the page") as {
       items: KubeObject[];
       metadata: { resourceVersion: string; continue?: string };
     };
