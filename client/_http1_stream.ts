@@ -88,8 +88,8 @@ export interface StreamRequest {
  * the end its framing gives (Content-Length, the last chunk) gives the
  * connection back to the pool, unless the server said `Connection: close`;
  * one that ends at close is closed. A request on a pooled connection that
- * fails before any byte of the answer arrived (the server closed it while
- * idle) is sent once more on a new one. TCP keep-alive is on where Deno
+ * fails before any byte of the answer arrived (the server closed it just
+ * as it was taken) is sent once more on a new one. TCP keep-alive is on where Deno
  * can set it. Rejects like `fetch`: a TypeError when the connection fails
  * or the answer is not HTTP/1.x ({@link Http1RefusedError} when the server
  * refuses HTTP/1.1 in the TLS handshake), `signal.reason` on abort.
@@ -119,7 +119,7 @@ export async function streamGet(
   const idle = key === undefined ? undefined : pool!.take(key);
   if (idle !== undefined) {
     try {
-      return await exchange(idle, true);
+      return await exchange(idle.conn, idle);
     } catch (err) {
       if (!(err instanceof StaleConnection)) throw err;
     }
@@ -133,13 +133,15 @@ export async function streamGet(
       cause: err,
     });
   }
-  return await exchange(conn, false);
+  return await exchange(conn);
 
-  async function exchange(conn: Deno.Conn, reused: boolean) {
+  async function exchange(conn: Deno.Conn, idle?: IdleConn) {
+    const reused = idle !== undefined;
     const socket = new Socket(
       conn,
       signal,
       key === undefined ? undefined : (c) => pool!.put(key, c),
+      idle,
     );
     try {
       signal.throwIfAborted();
@@ -178,7 +180,7 @@ export async function streamGet(
       socket.close();
       signal.throwIfAborted();
       // Nothing came back on a connection that sat idle: the server closed
-      // it meanwhile (its idle timeout), and the request can go again.
+      // it as it was taken (its idle timeout), and the GET can go again.
       if (reused && socket.bytesRead === 0) throw new StaleConnection();
       if (err instanceof TypeError) throw err;
       throw new TypeError(
@@ -219,23 +221,44 @@ const MAX_IDLE_PER_KEY = 2;
 const MAX_IDLE = 8;
 
 /**
+ * An idle connection and the read that watches it while it waits: its
+ * result is the first read of the next request sent on it.
+ */
+export interface IdleConn {
+  conn: Deno.Conn;
+  /** The read started when the connection went idle. */
+  read: Promise<number | null>;
+  /** Where that read puts its bytes. */
+  buf: Uint8Array;
+}
+
+/**
  * Idle HTTP/1.1 connections, by where they go and their TLS identity (CA,
  * client certificate), for {@link streamGet} to reuse: a paged list then
  * costs one connect and TLS handshake, not one per page. At most two per
- * key and eight in all (the oldest are closed); no timer watches them, so
- * a connection the server closed meanwhile is found out when it is next
- * used. `close()` closes them all and every connection given back later.
+ * key and eight in all (the oldest are closed). Each idle connection has a
+ * read pending, as Go's transport keeps one per idle connection: bytes
+ * that arrive while no request is out (an answer nobody asked for, which
+ * the next request would take for its own) or the server's close make the
+ * pool close it at once. That read does not keep the process alive
+ * (`unref`). `close()` closes them all and every connection given back
+ * later.
  */
 export class ConnectionPool {
   /** Oldest first. */
-  #idle: { key: string; conn: Deno.Conn }[] = [];
+  #idle: (IdleConn & { key: string })[] = [];
   #closed = false;
 
-  /** The connection given back last under `key` (the likeliest to be alive), if any. */
-  take(key: string): Deno.Conn | undefined {
+  /**
+   * The connection given back last under `key` (the likeliest to be
+   * alive), if any, with its pending read.
+   */
+  take(key: string): IdleConn | undefined {
     const i = this.#idle.findLastIndex((e) => e.key === key);
     if (i < 0) return undefined;
-    return this.#idle.splice(i, 1)[0].conn;
+    const idle = this.#idle.splice(i, 1)[0];
+    idle.conn.ref();
+    return idle;
   }
 
   /** Keep `conn` for reuse under `key`, or close it when the pool is closed. */
@@ -244,7 +267,17 @@ export class ConnectionPool {
       closeConn(conn);
       return;
     }
-    this.#idle.push({ key, conn });
+    conn.unref();
+    const buf = new Uint8Array(READ_SIZE);
+    const entry = { key, conn, buf, read: conn.read(buf) };
+    // Whatever the read ends with while the connection is idle, it cannot
+    // carry a request's answer any more; once taken, the taker reads it.
+    const evict = () => {
+      const i = this.#idle.indexOf(entry);
+      if (i >= 0) closeConn(this.#idle.splice(i, 1)[0].conn);
+    };
+    entry.read.then(evict, evict);
+    this.#idle.push(entry);
     const same = this.#idle.findIndex((e) => e.key === key);
     if (this.#idle.filter((e) => e.key === key).length > MAX_IDLE_PER_KEY) {
       closeConn(this.#idle.splice(same, 1)[0].conn);
@@ -346,6 +379,10 @@ class Socket {
   #conn: Deno.Conn;
   #signal: AbortSignal;
   #reuse: ((conn: Deno.Conn) => void) | undefined;
+  /** The read the pool started on the idle connection, not yet consumed. */
+  #idle: IdleConn | undefined;
+  /** Bytes of that read that did not fit the first buffer. */
+  #left: Uint8Array | undefined;
   #closed = false;
   #onAbort = () => this.close();
   /** Bytes read so far. */
@@ -355,10 +392,12 @@ class Socket {
     conn: Deno.Conn,
     signal: AbortSignal,
     reuse?: (conn: Deno.Conn) => void,
+    idle?: IdleConn,
   ) {
     this.#conn = conn;
     this.#signal = signal;
     this.#reuse = reuse;
+    this.#idle = idle;
     signal.addEventListener("abort", this.#onAbort, { once: true });
   }
 
@@ -371,7 +410,22 @@ class Socket {
 
   /** Read into `buf`; null at the end of the stream. */
   async read(buf: Uint8Array): Promise<number | null> {
-    const n = await this.#conn.read(buf);
+    if (this.#idle !== undefined) {
+      // A read is already pending on this connection: its bytes come first.
+      const idle = this.#idle;
+      this.#idle = undefined;
+      const n = await idle.read;
+      if (n === null) return null;
+      this.#left = idle.buf.subarray(0, n);
+    }
+    let n: number | null;
+    if (this.#left !== undefined) {
+      n = Math.min(buf.length, this.#left.length);
+      buf.set(this.#left.subarray(0, n));
+      this.#left = n < this.#left.length ? this.#left.subarray(n) : undefined;
+    } else {
+      n = await this.#conn.read(buf);
+    }
     if (n !== null) this.bytesRead += n;
     return n;
   }

@@ -75,10 +75,17 @@ Deno.test("Chunked accepts a size with leading zeros and refuses more than 12 si
 
 Deno.test("ConnectionPool gives the newest idle connection of a key, keeps two per key and eight in all, and closes them with itself", () => {
   const closed: string[] = [];
+  // Idle connections the server leaves alone: their watching read pends.
   const conn = (name: string) =>
-    ({ close: () => closed.push(name), name }) as unknown as Deno.Conn;
-  const nameOf = (c: Deno.Conn | undefined) =>
-    (c as unknown as { name: string } | undefined)?.name;
+    ({
+      close: () => closed.push(name),
+      read: () => new Promise(() => {}),
+      ref() {},
+      unref() {},
+      name,
+    }) as unknown as Deno.Conn;
+  const nameOf = (c: { conn: Deno.Conn } | undefined) =>
+    (c?.conn as unknown as { name: string } | undefined)?.name;
   const pool = new ConnectionPool();
   pool.put("a", conn("a1"));
   pool.put("a", conn("a2"));

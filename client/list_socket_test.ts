@@ -22,6 +22,8 @@ interface Answer {
   close?: boolean;
   /** Leave the connection open without reading further requests. */
   hold?: boolean;
+  /** Written on the same connection, unasked, once it resolves. */
+  later?: Promise<Uint8Array | string>;
 }
 
 /**
@@ -80,6 +82,10 @@ function keepAliveServer(
         await conn.write(
           typeof a.bytes === "string" ? enc.encode(a.bytes) : a.bytes,
         );
+        if (a.later) {
+          const more = await a.later;
+          await conn.write(typeof more === "string" ? enc.encode(more) : more);
+        }
         if (a.close) return;
         if (a.hold) {
           while (await conn.read(buf) !== null) {
@@ -395,4 +401,67 @@ Deno.test("KubeClient.list over its socket decodes a gzip answer, small and past
     err.message,
     /a content-encoding of "br"; only gzip and identity are read/,
   );
+});
+
+Deno.test("KubeClient.list over its socket never takes an answer that came unasked on an idle connection for the next request's: it closes that connection", async () => {
+  let sendStale!: (bytes: Uint8Array) => void;
+  const stale = new Promise<Uint8Array>((r) => sendStale = r);
+  await using server = keepAliveServer((_req, n) => ({
+    bytes: sized(page([`p${n}`])),
+    // After its answer, the first connection sends another answer of a
+    // list that nobody asked for.
+    later: n === 0 ? stale : undefined,
+  }));
+  await using client = new KubeClient(
+    KubeConfig.fromOptions({ server: server.url }),
+  );
+  assert.deepEqual(names(await client.list(ConfigMaps)), ["p0"]);
+  sendStale(sized(page(["stale"])));
+  await turnsUntil(
+    () => server.open === 0,
+    "the client to close the connection an unasked answer came on",
+  );
+  assert.deepEqual(names(await client.list(ConfigMaps)), ["p1"]);
+  assert.equal(server.connections, 2);
+});
+
+Deno.test("KubeClient.list over its socket sends a GET again once, on a new connection, when a reused one closes before any answer byte; never after one, never twice", async () => {
+  // Each connection answers its first request and closes on its second
+  // after writing `cut` (the server's idle close racing the request).
+  for (
+    const [cut, retried] of [["", true], [
+      "HTTP/1.1 200 OK\r\n",
+      false,
+    ]] as const
+  ) {
+    await using server = keepAliveServer((_req, n, onConn) => ({
+      bytes: onConn === 0 ? sized(page([`p${n}`])) : cut,
+      close: onConn > 0,
+    }));
+    await using client = new KubeClient(
+      KubeConfig.fromOptions({ server: server.url }),
+    );
+    assert.deepEqual(names(await client.list(ConfigMaps)), ["p0"]);
+    if (retried) {
+      assert.deepEqual(names(await client.list(ConfigMaps)), ["p2"]);
+    } else {
+      const err = await rejection(client.list(ConfigMaps));
+      assert.ok(err instanceof TypeError, String(err));
+      assert.match(err.message, /closed in the middle of the head/);
+    }
+    assert.equal(server.connections, retried ? 2 : 1, cut);
+    assert.equal(server.requests.length, retried ? 3 : 2, cut);
+  }
+  // A second failure on the new connection is the call's error.
+  await using refusing = keepAliveServer((_req, n) => ({
+    bytes: n === 0 ? sized(page(["p0"])) : "",
+    close: n > 0,
+  }));
+  await using client = new KubeClient(
+    KubeConfig.fromOptions({ server: refusing.url }),
+  );
+  await client.list(ConfigMaps);
+  const err = await rejection(client.list(ConfigMaps));
+  assert.match(String(err), /closed before an answer/);
+  assert.equal(refusing.connections, 2);
 });

@@ -114,9 +114,10 @@ export interface KubeClientOptions {
    * connection whose answer ended by its framing (not by the server
    * closing it, nor with `Connection: close`, nor aborted) is kept for the
    * next list or watch (two at most per server and client certificate),
-   * so a paged list costs one connect and TLS handshake; one the server
-   * closed while idle is replaced, the request sent again. `close()`
-   * closes them.
+   * so a paged list costs one connect and TLS handshake. One the server
+   * closes while idle, or that receives bytes while no request is out, is
+   * closed at once; a reused one that fails before any answer byte is
+   * replaced once, the request sent again. `close()` closes them.
    *
    * Even with `"socket"`, lists and watches use `fetch` when a proxy may
    * apply: the config has a `proxyUrl`, or one of `HTTPS_PROXY`,
