@@ -265,3 +265,70 @@ console.log(out.join(","), Math.round(Deno.memoryUsage().rss / MiB));
     }
   },
 });
+
+Deno.test("the list without its items is held to maxObjectBytes like an item: a string or spaces outside the items fail the list, a gzip answer of them too", async () => {
+  const head = '{"kind":"ConfigMapList","apiVersion":"v1","metadata":{"x":"';
+  const tail = '"},"items":[{"metadata":{"name":"a"}}]}';
+  await assert.rejects(
+    readList(chunked(head + "x".repeat(50_000) + tail, 1024), {
+      maxObjectBytes: 10_000,
+    }),
+    /the list without its items is longer than 10000 bytes \(maxObjectBytes\)/,
+  );
+  // Under the limit the same list decodes, item by item.
+  const list = await readList(chunked(head + "x".repeat(5_000) + tail, 1024), {
+    maxObjectBytes: 10_000,
+    wholeBelow: 100,
+  }) as { items: unknown[] };
+  assert.equal(list.items.length, 1);
+
+  // 64 MiB of spaces after the metadata, gzipped to about 64 KB, in a list
+  // that is valid JSON: the default 16 MiB stops it.
+  const MiB = 1024 * 1024;
+  const spaces = new Uint8Array(MiB).fill(0x20);
+  let sent = -1;
+  const zipped = new Uint8Array(
+    await new Response(
+      new ReadableStream<BufferSource>({
+        pull(c) {
+          if (sent === -1) {
+            c.enqueue(
+              new TextEncoder().encode(
+                '{"kind":"ConfigMapList","apiVersion":"v1","metadata":{}',
+              ),
+            );
+          } else if (sent < 64) c.enqueue(spaces);
+          else {
+            c.enqueue(new TextEncoder().encode(',"items":[]}'));
+            c.close();
+          }
+          sent++;
+        },
+      }).pipeThrough(new CompressionStream("gzip")),
+    ).arrayBuffer(),
+  );
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const serving = (async () => {
+    using conn = await listener.accept();
+    await conn.read(new Uint8Array(65536));
+    const headBytes = new TextEncoder().encode(
+      `HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Encoding: gzip\r\nContent-Length: ${zipped.length}\r\n\r\n`,
+    );
+    await conn.write(headBytes);
+    for (let at = 0; at < zipped.length;) {
+      at += await conn.write(zipped.subarray(at));
+    }
+    await conn.read(new Uint8Array(1)).catch(() => null);
+  })();
+  await using client = new KubeClient(
+    KubeConfig.fromOptions({
+      server: `http://127.0.0.1:${(listener.addr as Deno.NetAddr).port}`,
+    }),
+  );
+  await assert.rejects(
+    client.list(ConfigMaps),
+    /the list without its items is longer than 16777216 bytes \(maxObjectBytes\)/,
+  );
+  listener.close();
+  await serving;
+});

@@ -391,8 +391,18 @@ export class ListDecoder {
     return true;
   }
 
+  /**
+   * Add to the skeleton. It is bounded like an item: whitespace or a
+   * string outside the items (in a gzip answer, a few KB can decompress to
+   * gigabytes of either) would otherwise grow it without end.
+   */
   #keep(bytes: Uint8Array): void {
     const need = this.#skeletonBytes + bytes.length;
+    if (need > this.#maxItem) {
+      this.#fail(
+        `the list without its items is longer than ${this.#maxItem} bytes (maxObjectBytes), ${need} so far`,
+      );
+    }
     if (need > this.#skeleton.length) {
       const grown = new Uint8Array(Math.max(need, this.#skeleton.length * 2));
       grown.set(this.#skeleton.subarray(0, this.#skeletonBytes));

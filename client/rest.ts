@@ -83,7 +83,8 @@ export interface KubeClientOptions {
   onWarning?: (message: string) => void;
   /**
    * The longest watch line and list item accepted, in bytes (a watch line
-   * in characters of its text, the same for ASCII JSON). A longer one fails
+   * in characters of its text, the same for ASCII JSON), and of a list
+   * without its items (its kind, metadata and spaces). A longer one fails
    * that watch (`WatchDecodeError` of kind `TooLong`) or list (a
    * `SyntaxError`) as soon as it passes the limit, so a broken server or
    * proxy cannot take the process's memory; an informer backs off and
