@@ -593,14 +593,68 @@ async function readHead(socket: Socket, gzip: boolean): Promise<Head> {
   }
 }
 
-/** `body` decoded from gzip, by the platform's DecompressionStream. */
-function gunzip(body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
-  return body.pipeThrough(
+/**
+ * Compressed bytes handed to the decompressor at a time. It returns all
+ * the output of what it is given as one chunk, and deflate reaches about
+ * 1000:1: a 64 KiB read of a gzip bomb would be one 64 MiB chunk, where
+ * 16 KiB make at most 16 MiB (a list compresses about 10:1, so its chunks
+ * stay near 160 KB).
+ */
+const GZIP_SLICE = 16 * 1024;
+
+/**
+ * `body` decoded from gzip by the platform's DecompressionStream, fed
+ * {@link GZIP_SLICE} bytes at a time. A gzip stream that is truncated,
+ * corrupt or followed by other bytes fails the stream with a TypeError
+ * that says so; an error of `body` itself goes on as it is.
+ */
+export function gunzip(
+  body: ReadableStream<Uint8Array>,
+): ReadableStream<Uint8Array> {
+  const source = body.getReader();
+  let bodyError: { err: unknown } | undefined;
+  const slices = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      let read: ReadableStreamReadResult<Uint8Array>;
+      try {
+        read = await source.read();
+      } catch (err) {
+        bodyError = { err };
+        throw err;
+      }
+      if (read.done) return controller.close();
+      const bytes = read.value;
+      for (let at = 0; at < bytes.length; at += GZIP_SLICE) {
+        controller.enqueue(bytes.subarray(at, at + GZIP_SLICE));
+      }
+    },
+    cancel: (reason) => source.cancel(reason),
+  }, { highWaterMark: 0 });
+  const decoded = slices.pipeThrough(
     new DecompressionStream("gzip") as unknown as TransformStream<
       Uint8Array,
       Uint8Array
     >,
-  );
+  ).getReader();
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const read = await decoded.read();
+        if (read.done) controller.close();
+        else controller.enqueue(read.value);
+      } catch (err) {
+        controller.error(
+          bodyError !== undefined && err === bodyError.err
+            ? err
+            : new TypeError(
+              `error decoding response body: not valid gzip: ${msg(err)}`,
+              { cause: err },
+            ),
+        );
+      }
+    },
+    cancel: (reason) => decoded.cancel(reason),
+  }, { highWaterMark: 0 });
 }
 
 /**

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { Chunked, ConnectionPool } from "./_http1_stream.ts";
+import { Chunked, ConnectionPool, gunzip } from "./_http1_stream.ts";
 import { KubeClient } from "./rest.ts";
 import { KubeConfig } from "./config.ts";
 import { ConfigMaps } from "../api/resources.ts";
@@ -111,6 +111,40 @@ Deno.test("ConnectionPool gives the newest idle connection of a key, keeps two p
     "k7",
     "late",
   ]);
+});
+
+Deno.test("gunzip hands a gzip bomb's output over in pieces of 16 MiB at most however big the reads, and lets an error of the body through as it is", async () => {
+  const MiB = 1024 * 1024;
+  const spaces = new Uint8Array(MiB).fill(0x20);
+  let made = 0;
+  const zipped = new Uint8Array(
+    await new Response(
+      new ReadableStream<BufferSource>({
+        pull(c) {
+          if (made++ < 64) c.enqueue(spaces);
+          else c.close();
+        },
+      }).pipeThrough(new CompressionStream("gzip")),
+    ).arrayBuffer(),
+  );
+  // The whole bomb (64 MiB of spaces, about 64 KB) in one read.
+  const sizes: number[] = [];
+  for await (
+    const chunk of gunzip(
+      new Blob([zipped]).stream() as ReadableStream<Uint8Array>,
+    )
+  ) sizes.push(chunk.length);
+  assert.equal(sizes.reduce((a, b) => a + b, 0), 64 * MiB);
+  assert.ok(Math.max(...sizes) <= 17 * MiB, `chunks of ${sizes}`);
+
+  const cut = new TypeError("error reading a body from connection: cut");
+  const failing = new ReadableStream<Uint8Array>({
+    start(c) {
+      c.enqueue(zipped.subarray(0, 100));
+      c.error(cut);
+    },
+  });
+  await assert.rejects(Array.fromAsync(gunzip(failing)), (err) => err === cut);
 });
 
 /**

@@ -465,3 +465,33 @@ Deno.test("KubeClient.list over its socket sends a GET again once, on a new conn
   assert.match(String(err), /closed before an answer/);
   assert.equal(refusing.connections, 2);
 });
+
+Deno.test("KubeClient.list over its socket: a truncated, corrupt or trailed gzip answer fails the list with a TypeError that says so, and the next list works", async () => {
+  const zipped = await gzip(page(["a"]));
+  const corrupt = zipped.slice();
+  corrupt[zipped.length - 6] ^= 0xff; // the CRC
+  const cases: [string, Uint8Array][] = [
+    ["truncated", zipped.slice(0, zipped.length - 4)],
+    ["corrupt", corrupt],
+    ["trailing garbage", new Uint8Array([...zipped, ...enc.encode("junk")])],
+  ];
+  for (const [what, bytes] of cases) {
+    await using server = keepAliveServer((_req, n) => ({
+      bytes: n === 0
+        ? sized(bytes, "Content-Encoding: gzip\r\n")
+        : sized(page(["b"])),
+    }));
+    await using client = new KubeClient(
+      KubeConfig.fromOptions({ server: server.url }),
+    );
+    const err = await rejection(client.list(ConfigMaps));
+    // As fetch rejects (with less to go on: "unexpected end of file").
+    assert.ok(err instanceof TypeError, `${what}: ${err}`);
+    assert.match(
+      err.message,
+      /^error decoding response body: not valid gzip: /,
+      what,
+    );
+    assert.deepEqual(names(await client.list(ConfigMaps)), ["b"], what);
+  }
+});

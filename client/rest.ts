@@ -595,7 +595,8 @@ export class KubeClient implements ResourceClient, AsyncDisposable {
    * @returns the list
    * @throws {StatusError} e.g. 410 Expired for an old continue token ({@link isExpired}),
    *   also for a failure Status sent with a 2xx code
-   * @throws {TypeError} when the answer is not a list
+   * @throws {TypeError} when the answer is not a list, the connection
+   *   fails, or a gzip body is not valid gzip
    * @throws {SyntaxError} when the body is malformed or truncated
    * @throws {RequestTimeoutError} when headers or the next body chunk take longer than the timeout
    */
