@@ -495,3 +495,45 @@ Deno.test("KubeClient.list over its socket: a truncated, corrupt or trailed gzip
     assert.deepEqual(names(await client.list(ConfigMaps)), ["b"], what);
   }
 });
+
+Deno.test("KubeClient.list over its socket reads an error answer's body only up to maxObjectBytes: a 500 with an endless body is a StatusError, and the rest is not read", async () => {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const MiB = 1024 * 1024;
+  const piece = enc.encode(
+    `10000\r\n${"<p>busy</p>".repeat(5958).slice(0, 0x10000)}\r\n`,
+  );
+  const serving = (async () => {
+    using conn = await listener.accept();
+    await conn.read(new Uint8Array(65536));
+    let written = 0;
+    try {
+      await conn.write(enc.encode(
+        "HTTP/1.1 500 Internal Server Error\r\nContent-Type: text/html\r\nTransfer-Encoding: chunked\r\n\r\n",
+      ));
+      // 256 MiB unless the client stops reading.
+      while (written < 256 * MiB) {
+        for (let at = 0; at < piece.length;) {
+          at += await conn.write(piece.subarray(at));
+        }
+        written += piece.length;
+      }
+    } catch {
+      // The client closed the connection.
+    }
+    return written;
+  })();
+  await using client = new KubeClient(
+    KubeConfig.fromOptions({
+      server: `http://127.0.0.1:${(listener.addr as Deno.NetAddr).port}`,
+    }),
+    { maxObjectBytes: MiB },
+  );
+  const err = await rejection(client.list(ConfigMaps));
+  assert.ok(err instanceof StatusError, String(err));
+  assert.equal(err.code, 500);
+  assert.match(err.message, /^<p>busy<\/p><p>busy<\/p>/);
+  listener.close();
+  // What the kernel's buffers took besides the 1 MiB read.
+  const written = await serving;
+  assert.ok(written < 64 * MiB, `the server wrote ${written} bytes`);
+});

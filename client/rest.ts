@@ -84,7 +84,8 @@ export interface KubeClientOptions {
   /**
    * The longest watch line and list item accepted, in bytes (a watch line
    * in characters of its text, the same for ASCII JSON), and of a list
-   * without its items (its kind, metadata and spaces). A longer one fails
+   * without its items (its kind, metadata and spaces); of an error answer
+   * only this much is read for its Status. A longer one fails
    * that watch (`WatchDecodeError` of kind `TooLong`) or list (a
    * `SyntaxError`) as soon as it passes the limit, so a broken server or
    * proxy cannot take the process's memory; an informer backs off and
@@ -548,6 +549,7 @@ export class KubeClient implements ResourceClient, AsyncDisposable {
       userAgent: opts.userAgent ?? "kubecache/0.1.0 (Deno)",
       listWatchTransport,
       onWarning: opts.onWarning,
+      maxObjectBytes: this.#maxObjectBytes,
       observe: (method, path, code, sentAt) =>
         this.#observe(method, path, code, sentAt),
     });

@@ -30,6 +30,7 @@ import {
 import { impersonationHeaders } from "./_impersonate.ts";
 import { CertFiles } from "./_cert_files.ts";
 import { concat, parseJson } from "./list_decoder.ts";
+import { DEFAULT_MAX_OBJECT_BYTES } from "./_json_limits.ts";
 
 /**
  * Options of {@link createHttpClient}.
@@ -146,6 +147,11 @@ export interface HttpTransportOptions {
   onWarning?: (message: string) => void;
   /** Told of each request once its response (or failure) is in. */
   observe?: RequestObserver;
+  /**
+   * The longest error answer body read, in bytes (the client's
+   * `maxObjectBytes`; a Status is one object). Default 16 MiB.
+   */
+  maxObjectBytes?: number;
 }
 
 /**
@@ -181,6 +187,8 @@ export class HttpTransport {
   #closed = false;
   /** Told of each request once its response (or failure) is in. */
   #observe: RequestObserver | undefined;
+  /** The longest error answer body read, in bytes. */
+  #maxErrorBytes: number;
   #listWatch: ListWatchTransport;
   /** Idle connections of socket GETs, closed by close(). */
   #pool = new ConnectionPool();
@@ -227,6 +235,7 @@ export class HttpTransport {
       }
     }
     this.#observe = opts.observe;
+    this.#maxErrorBytes = opts.maxObjectBytes ?? DEFAULT_MAX_OBJECT_BYTES;
     this.#listWatch = new ListWatchTransport(
       config.server,
       opts.listWatchTransport === "socket" && !config.proxyUrl,
@@ -453,7 +462,7 @@ export class HttpTransport {
       }
       this.#observe?.(method, path, String(response.status), sentAt);
       if (!response.ok) {
-        const text = await response.text();
+        const text = await readPrefix(response.body, this.#maxErrorBytes);
         if (response.status === 401) this.#auth.unauthorized();
         throw StatusError.fromResponse(response.status, text, {
           retryAfter: response.headers.get("Retry-After"),
@@ -481,6 +490,34 @@ export type BodyDecoder = (
   what: string,
   onChunk: () => void,
 ) => Promise<unknown>;
+
+/**
+ * The first `max` bytes of a body as text, the rest not read (the body is
+ * cancelled): an error answer is read for its Status, and one that never
+ * ends, or a small gzip answer that decompresses to gigabytes, must not
+ * hold the process's memory.
+ */
+async function readPrefix(
+  body: ReadableStream<Uint8Array> | null,
+  max: number,
+): Promise<string> {
+  if (body === null) return "";
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = body.getReader();
+  try {
+    while (size < max) {
+      const read = await reader.read();
+      if (read.done) break;
+      const part = read.value.subarray(0, max - size);
+      chunks.push(part);
+      size += part.length;
+    }
+  } finally {
+    await reader.cancel().catch(() => {});
+  }
+  return new TextDecoder().decode(concat(chunks, size));
+}
 
 /** Read a whole body and parse it as JSON. */
 export async function readJson(
