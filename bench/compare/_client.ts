@@ -58,56 +58,47 @@ type ListInto = (
   signal: AbortSignal,
 ) => Promise<string>;
 
-/** The raw baseline's list: fetch 500-item pages, JSON.parse, Map.set. */
-const listPages: ListInto = async (url, map, h, signal) => {
-  let cont = "";
-  let rv = "";
-  do {
-    const q = new URLSearchParams({ limit: "500" });
-    if (cont) q.set("continue", cont);
-    const res = await fetch(`${url}/api/v1/pods?${q}`, {
-      signal,
-      client: rawHttp,
-    });
-    const page = JSON.parse(await res.text());
-    rv ||= page.metadata.resourceVersion;
-    for (const item of page.items) {
-      map.set(keyOf(item), item);
-      h.add();
-    }
-    cont = page.metadata.continue ?? "";
-  } while (cont);
-  return rv;
+/** A list page as the raw loops read it. */
+type Page = {
+  items: KubeObject[];
+  metadata: { resourceVersion: string; continue?: string };
 };
+
+/** The raw loops' list: fetch 500-item pages, decode each with `parse`, Map.set. */
+function listPagesWith(parse: (res: Response) => Promise<Page>): ListInto {
+  return async (url, map, h, signal) => {
+    let cont = "";
+    let rv = "";
+    do {
+      const q = new URLSearchParams({ limit: "500" });
+      if (cont) q.set("continue", cont);
+      const res = await fetch(`${url}/api/v1/pods?${q}`, {
+        signal,
+        client: rawHttp,
+      });
+      const page = await parse(res);
+      rv ||= page.metadata.resourceVersion;
+      for (const item of page.items) {
+        map.set(keyOf(item), item);
+        h.add();
+      }
+      cont = page.metadata.continue ?? "";
+    } while (cont);
+    return rv;
+  };
+}
+
+/** The raw baseline's list: `JSON.parse` of each page's text. */
+const listPages = listPagesWith(async (res) => JSON.parse(await res.text()));
 
 /**
  * The raw loop with the JSON limits kubecache enforces on every list page
  * (client-go's depth limit of 10,000, checked as `KubeClient` checks it):
  * what a client that refuses pathological JSON cannot go below.
  */
-const listPagesLimited: ListInto = async (url, map, h, signal) => {
-  let cont = "";
-  let rv = "";
-  do {
-    const q = new URLSearchParams({ limit: "500" });
-    if (cont) q.set("continue", cont);
-    const res = await fetch(`${url}/api/v1/pods?${q}`, {
-      signal,
-      client: rawHttp,
-    });
-    const page = parseJson(await res.bytes(), "the page") as {
-      items: KubeObject[];
-      metadata: { resourceVersion: string; continue?: string };
-    };
-    rv ||= page.metadata.resourceVersion;
-    for (const item of page.items) {
-      map.set(keyOf(item), item);
-      h.add();
-    }
-    cont = page.metadata.continue ?? "";
-  } while (cont);
-  return rv;
-};
+const listPagesLimited = listPagesWith(async (res) =>
+  parseJson(await res.bytes(), "the page") as Page
+);
 
 /**
  * `KubeClient` without the informer: `list` with the informer's first
