@@ -138,3 +138,72 @@ contexts: [{name: c, context: {cluster: c, user: u}}]
     assert.equal(await whoami(fresh), "rotated-2");
   },
 });
+
+Deno.test({
+  name:
+    "KubeClient.list over its socket never reuses a kept-alive connection made with a client certificate that was since rotated",
+  ignore: !(await hasOpenssl()),
+  fn: async () => {
+    await using pki = await makePki();
+    // Keeps connections alive: each list names the CN its connection
+    // presented.
+    let connections = 0;
+    const server = https.createServer({
+      cert: pki.serverCert,
+      key: pki.serverKey,
+      ca: pki.ca,
+      requestCert: true,
+      rejectUnauthorized: true,
+    }, (req, res) => {
+      const cn = (req.socket as TLSSocket).getPeerCertificate().subject?.CN;
+      res.setHeader("Content-Type", "application/json");
+      res.end(JSON.stringify({
+        kind: "ConfigMapList",
+        apiVersion: "v1",
+        metadata: { resourceVersion: "1" },
+        items: [{ metadata: { name: cn } }],
+      }));
+    });
+    server.on("connection", () => connections++);
+    const port = await new Promise<number>((resolve) =>
+      server.listen(
+        0,
+        "127.0.0.1",
+        () => resolve((server.address() as { port: number }).port),
+      )
+    );
+    try {
+      const certFile = `${pki.dir}/user.crt`;
+      const keyFile = `${pki.dir}/user.key`;
+      await Deno.writeTextFile(certFile, pki.clientCert);
+      await Deno.writeTextFile(keyFile, pki.clientKey);
+      const clock = new FakeClock(Date.UTC(2026, 0, 1));
+      await using client = new KubeClient(
+        KubeConfig.fromOptions({
+          server: `https://127.0.0.1:${port}`,
+          caData: pki.ca,
+          certFile,
+          keyFile,
+        }),
+        { clock },
+      );
+      const cn = async () =>
+        (await client.list(ConfigMaps)).items[0].metadata.name;
+      assert.equal(await cn(), "kubecache-user");
+      assert.equal(await cn(), "kubecache-user");
+      assert.equal(connections, 1, "kept alive");
+      const rotated = await pki.issueClient("rotated-1");
+      await replace(keyFile, rotated.key);
+      await replace(certFile, rotated.cert);
+      await clock.step(1_000);
+      assert.equal(await cn(), "rotated-1");
+      assert.equal(await cn(), "rotated-1");
+      assert.equal(connections, 2);
+    } finally {
+      await new Promise<void>((done) => {
+        server.close(() => done());
+        server.closeAllConnections();
+      });
+    }
+  },
+});

@@ -6,7 +6,8 @@ import assert from "node:assert/strict";
 import { KubeClient } from "./rest.ts";
 import { KubeConfig } from "./config.ts";
 import { ConfigMaps } from "../api/resources.ts";
-import { isExpired, StatusError } from "../api/errors.ts";
+import { isExpired, RequestTimeoutError, StatusError } from "../api/errors.ts";
+import { FakeClock } from "../testing/fake_clock.ts";
 import { FakeApiServer } from "../testing/fake_api_server.ts";
 import { hasOpenssl, makePki } from "../testing/pki_test_util.ts";
 import { nextTurn } from "../testing/turns.ts";
@@ -536,4 +537,47 @@ Deno.test("KubeClient.list over its socket reads an error answer's body only up 
   // What the kernel's buffers took besides the 1 MiB read.
   const written = await serving;
   assert.ok(written < 64 * MiB, `the server wrote ${written} bytes`);
+});
+
+Deno.test("KubeClient.list over its socket: the idle timeout in the middle of the body closes the connection, which is never reused", async () => {
+  const partial =
+    'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{"kin\r\n';
+  await using server = keepAliveServer((_req, n) =>
+    n === 0 ? { bytes: partial, hold: true } : { bytes: sized(page(["b"])) }
+  );
+  const clock = new FakeClock(0);
+  await using client = new KubeClient(
+    KubeConfig.fromOptions({ server: server.url }),
+    { clock, timeoutMs: 1_000 },
+  );
+  const listing = rejection(client.list(ConfigMaps));
+  await clock.waitForWaiters(1);
+  await turnsUntil(() => server.requests.length === 1, "the request");
+  await clock.step(1_000);
+  const err = await listing;
+  assert.ok(err instanceof RequestTimeoutError, String(err));
+  await turnsUntil(() => server.open === 0, "the connection to close");
+  assert.deepEqual(names(await client.list(ConfigMaps)), ["b"]);
+  assert.equal(server.connections, 2);
+});
+
+Deno.test("KubeClient.list over its socket: close() while a list is in flight closes its connection once the list ends, instead of keeping it", async () => {
+  let rest!: (bytes: string) => void;
+  const later = new Promise<string>((r) => rest = r);
+  const body = page(["a"]);
+  await using server = keepAliveServer(() => ({
+    bytes:
+      `HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${
+        body.slice(0, 10)
+      }`,
+    later,
+  }));
+  const client = new KubeClient(KubeConfig.fromOptions({ server: server.url }));
+  const listing = client.list(ConfigMaps);
+  await turnsUntil(() => server.requests.length === 1, "the request");
+  await client.close();
+  rest(body.slice(10));
+  // The list may end either way; its connection must not outlive close().
+  await listing.catch(() => {});
+  await turnsUntil(() => server.open === 0, "the connection to close");
 });
