@@ -6,8 +6,9 @@
  * even when the socket holds hundreds of them. Here each read takes what
  * the socket has (up to 64 KiB), strips the chunked framing and hands the
  * payload on as one piece, so a backlog is decoded in one pass while a
- * lone event still goes on as soon as it arrives; a list body arrives in
- * 64 KiB pieces rather than the ~14 KB records `fetch` hands over TLS.
+ * lone event still goes on as soon as it arrives. Over TLS a read returns
+ * one record (16 KiB at most), as `fetch`'s do: a list gains the per-read
+ * work of `fetch`'s body stream, not bigger reads.
  * Internal module; `KubeClient` uses it for lists and watches without a
  * proxy.
  *
@@ -596,9 +597,9 @@ async function readHead(socket: Socket, gzip: boolean): Promise<Head> {
 /**
  * Compressed bytes handed to the decompressor at a time. It returns all
  * the output of what it is given as one chunk, and deflate reaches about
- * 1000:1: a 64 KiB read of a gzip bomb would be one 64 MiB chunk, where
- * 16 KiB make at most 16 MiB (a list compresses about 10:1, so its chunks
- * stay near 160 KB).
+ * 1000:1: a 64 KiB read (plain HTTP) of a gzip bomb would be one 64 MiB
+ * chunk, where 16 KiB make at most 16 MiB (a list compresses about 10:1,
+ * so its chunks stay near 160 KB).
  */
 const GZIP_SLICE = 16 * 1024;
 

@@ -102,14 +102,15 @@ export interface KubeClientOptions {
   /**
    * How the answers of `list` and the streams of `watch` are read.
    * `"socket"` (the default): over a connection of the client's own
-   * speaking HTTP/1.1, read up to 64 KiB at a time. `fetch` hands a body
-   * over one HTTP chunk per read: one watch event (an API server flushes
-   * every event as its own chunk), about 14 KB of a list over TLS, each
-   * read costing a promise and a stream round. Over the socket, events
-   * that queued up are decoded in one pass and a 45 MB list costs about
-   * half the CPU to read. `"fetch"`: through `fetch` like every other
-   * request, HTTP/2 where the server offers it. Every other verb (get,
-   * create, update, patch, delete, discovery) always uses `fetch`.
+   * speaking HTTP/1.1, read up to 64 KiB at a time (over TLS one record,
+   * 16 KiB at most, as `fetch` reads). `fetch` hands a body over one HTTP
+   * chunk per read: one watch event (an API server flushes every event as
+   * its own chunk), each read costing a promise and a stream round. Over
+   * the socket, events that queued up are decoded in one pass and a 45 MB
+   * list costs about half the CPU to read. `"fetch"`: through `fetch` like
+   * every other request, HTTP/2 where the server offers it. Every other
+   * verb (get, create, update, patch, delete, discovery) always uses
+   * `fetch`.
    *
    * The socket asks for a gzip answer to a list (as `fetch` and client-go
    * do; an API server gzips lists over 128 KB) and decodes it. A

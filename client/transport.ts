@@ -439,9 +439,9 @@ export class HttpTransport {
           kind !== "request" && method === "GET" && this.#listWatch.socket
         ) {
           // A list or a watch reads its socket directly: up to 64 KiB per
-          // read, where fetch hands over one HTTP chunk (one watch event;
-          // ~14 KB of a list over TLS) per read, each a promise and a
-          // stream round. Through a proxy, fetch knows the way.
+          // read (one TLS record over TLS), where fetch hands over one HTTP
+          // chunk (one watch event) per read, each a promise and a stream
+          // round. Through a proxy, fetch knows the way.
           response = await this.#listWatch.get(
             url,
             headers,
