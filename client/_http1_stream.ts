@@ -438,12 +438,13 @@ class Socket {
   /**
    * The answer is over: give the connection for reuse when `reusable`
    * (its body ended by its framing, nothing after it, no `Connection:
-   * close`) and nothing aborted it, else close it.
+   * close`), nothing aborted it and no byte read is left over, else close
+   * it.
    */
   done(reusable: boolean): void {
     if (
       !reusable || this.#reuse === undefined || this.#closed ||
-      this.#signal.aborted
+      this.#signal.aborted || this.#left !== undefined
     ) {
       this.close();
       return;

@@ -1022,6 +1022,9 @@ Deno.test("KubeClient describes a refused connection in one line, fetch's TypeEr
       () => client.get(ConfigMaps, "a"),
       () => client.request("GET", "/api"),
       () => client.update(ConfigMaps, { metadata: { name: "a" } }),
+      // Over the client's own socket, the same words.
+      () => client.list(ConfigMaps),
+      () => client.watch(ConfigMaps),
     ]
   ) {
     const err = await rejection(call());
