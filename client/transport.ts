@@ -20,13 +20,13 @@ import { RequestTimeoutError, StatusError } from "../api/errors.ts";
 import type { Authenticator } from "./auth.ts";
 import { type KubeConfig, KubeConfigError, type TlsConfig } from "./config.ts";
 import { explainConnectError } from "./connect_error.ts";
+import { streamGet } from "./_http1_stream.ts";
+import { ConnectionPool } from "./_connection_pool.ts";
 import {
-  ConnectionPool,
   envProxyApplies,
   ListWatchTransport,
   readableEnv,
-  streamGet,
-} from "./_http1_stream.ts";
+} from "./_list_watch_transport.ts";
 import { impersonationHeaders } from "./_impersonate.ts";
 import { CertFiles } from "./_cert_files.ts";
 import { concat, parseJson } from "./list_decoder.ts";

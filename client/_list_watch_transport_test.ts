@@ -4,7 +4,10 @@
 
 import assert from "node:assert/strict";
 import http2 from "node:http2";
-import { envProxyApplies, ListWatchTransport } from "./_http1_stream.ts";
+import {
+  envProxyApplies,
+  ListWatchTransport,
+} from "./_list_watch_transport.ts";
 import { KubeClient } from "./rest.ts";
 import { RequestTimeoutError } from "../api/errors.ts";
 import { KubeConfig } from "./config.ts";
