@@ -581,3 +581,23 @@ Deno.test("KubeClient.list over its socket: close() while a list is in flight cl
   await listing.catch(() => {});
   await turnsUntil(() => server.open === 0, "the connection to close");
 });
+
+Deno.test("KubeClient.list over its socket skips 1xx interim answers and chunk extensions and trailers, and keeps the connection for the next list", async () => {
+  const body = page(["a"]);
+  await using server = keepAliveServer((_req, n) => ({
+    bytes: n === 0
+      ? `HTTP/1.1 103 Early Hints\r\nLink: </x>\r\n\r\nHTTP/1.1 100 Continue\r\n\r\n${
+        dec.decode(sized(body))
+      }`
+      : "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" +
+        `${
+          body.length.toString(16)
+        };ext="1"\r\n${body}\r\n0\r\nX-Trailer: t\r\n\r\n`,
+  }));
+  await using client = new KubeClient(
+    KubeConfig.fromOptions({ server: server.url }),
+  );
+  assert.deepEqual(names(await client.list(ConfigMaps)), ["a"]);
+  assert.deepEqual(names(await client.list(ConfigMaps)), ["a"]);
+  assert.equal(server.connections, 1);
+});
