@@ -51,7 +51,7 @@ export interface IdleConn {
 
 /**
  * Idle HTTP/1.1 connections, by where they go and their TLS identity (CA,
- * client certificate), for {@link streamGet} to reuse: a paged list then
+ * client certificate), for `streamGet` to reuse: a paged list then
  * costs one connect and TLS handshake, not one per page. At most two per
  * key and eight in all (the oldest are closed). Each idle connection has a
  * read pending, as Go's transport keeps one per idle connection: bytes

@@ -97,8 +97,8 @@ export interface StreamRequest {
  * connection back to the pool, unless the server said `Connection: close`;
  * one that ends at close is closed. A request on a pooled connection that
  * fails before any byte of the answer arrived (the server closed it just
- * as it was taken) is sent once more on a new one. TCP keep-alive is on where Deno
- * can set it. Rejects like `fetch`: a TypeError when the connection fails
+ * as it was taken) is sent once more on a new one. TCP keep-alive is on
+ * where Deno can set it. Rejects like `fetch`: a TypeError when the connection fails
  * or the answer is not HTTP/1.x ({@link Http1RefusedError} when the server
  * refuses HTTP/1.1 in the TLS handshake), `signal.reason` on abort.
  *
