@@ -370,7 +370,7 @@ async function gzip(text: string): Promise<Uint8Array> {
 
 Deno.test("KubeClient.list over its socket decodes a gzip answer, small and past 8 MiB, and names another content coding", async () => {
   const small = page(["a", "b"]);
-  // Past the 8 MiB a list is read whole below: decoded item by item.
+  // Far past the 256 KiB a list is read whole below: decoded item by item.
   const huge = JSON.stringify({
     kind: "ConfigMapList",
     apiVersion: "v1",

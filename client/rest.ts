@@ -583,7 +583,7 @@ export class KubeClient implements ResourceClient, AsyncDisposable {
    *
    * A list at resourceVersion "0" is answered in one piece whatever the
    * `limit`, which can be more than a JavaScript string holds (512 MiB,
-   * about 120k pods). So a body past 8 MiB is decoded item by item as it
+   * about 120k pods). So a body past 256 KiB is decoded item by item as it
    * arrives: parsing overlaps the transfer and the body is never one string.
    *
    * `onListMeta` hears the list's metadata (its continue token) as soon as

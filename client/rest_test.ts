@@ -869,7 +869,7 @@ Deno.test("KubeClient.list() decodes lists the server cuts at random offsets, sm
   assert.deepEqual(small.items.map((o) => o.data?.text), [
     ...Array.from({ length: 30 }, (_, i) => text(i)),
   ]);
-  // Nine 1 MiB objects: a body past the 8 MiB a list is read whole below.
+  // Nine 1 MiB objects: a body far past the 256 KiB a list is read whole below.
   const big = "€".repeat(1024 * 1024 / 3);
   for (let i = 0; i < 9; i++) {
     server.create(CMs, {
