@@ -9,6 +9,7 @@ import { ConfigMaps } from "../api/resources.ts";
 import { listWatch } from "../api/resource_client.ts";
 import { newSharedIndexInformer } from "../cache/shared_informer.ts";
 import { FakeClock } from "../testing/fake_clock.ts";
+import { ioTurn } from "../testing/turns.ts";
 import { KubeConfig } from "./config.ts";
 import { KubeClient } from "./rest.ts";
 
@@ -216,10 +217,25 @@ Deno.test("an informer on a server that answers every watch with garbage and eve
   informer.setWatchErrorHandler((_r, err) => void errors.push(err));
   const stop = new AbortController();
   const running = informer.run(stop.signal);
-  // One fake minute in 100 ms steps, letting real I/O settle between them.
-  for (let t = 0; t < 60_000; t += 100) {
-    await clock.step(100);
-    for (let i = 0; i < 4; i++) await new Promise((r) => setTimeout(r, 1));
+  // One fake minute, stepped from one backoff to the next: the clock moves
+  // only once the Reflector sleeps in its backoff after a failed watch (a
+  // sleeper due within a minute; an open watch's own timer is due in 5–10
+  // minutes), so how fast the real socket answers does not change how many
+  // watches fit in the minute. The wall-clock deadline only ends a hang.
+  const inBackoff = () => (clock.nextDue() ?? Infinity) - clock.now() <= 60_000;
+  for (;;) {
+    const deadline = Date.now() + 30_000;
+    while (!inBackoff()) {
+      if (Date.now() > deadline) {
+        throw new Error(
+          `The Reflector never backed off after ${watches} watches`,
+        );
+      }
+      await ioTurn();
+    }
+    const due = clock.nextDue()!;
+    if (due > 60_000) break;
+    await clock.setTime(due);
   }
   stop.abort();
   await running;
