@@ -187,17 +187,27 @@ export class ListDecoder {
       return;
     }
     const runBytes = this.#blockBytes - block[last].length + comma;
-    let run: unknown[];
+    // A chunk longer than the block can make a run longer than an item may
+    // be: scan it, which measures each item.
+    if (runBytes > this.#maxItem) {
+      this.#scanBlock();
+      return;
+    }
+    let value: unknown;
     try {
       const text = this.#utf8.decode(asArray(block, last, comma, runBytes));
-      // The run is the items array's contents: two levels below the top.
-      const value = parseWithin(text, this.#maxDepth - 2);
-      if (value === TOO_DEEP) this.#tooDeep();
-      run = value as unknown[];
-    } catch (err) {
-      if (err instanceof SyntaxError && err.message.includes("maxJsonDepth")) {
-        throw err;
-      }
+      // The run's `[` stands for the items array, one level below the top:
+      // its items may nest one level less than the list.
+      value = parseWithin(text, this.#maxDepth - 1);
+    } catch {
+      this.#scanBlock();
+      return;
+    }
+    if (value === TOO_DEEP) this.#tooDeep();
+    const run = value as unknown[];
+    // A parse proves the cut, not that every item is an object (`},1,{`):
+    // the scan says which one is not.
+    if (!run.every(isObject)) {
       this.#scanBlock();
       return;
     }
@@ -286,6 +296,9 @@ export class ListDecoder {
           if (this.#isItemsKey()) {
             plain = -1;
             inItems = true;
+            // A repeated key: the last one's value is the list's, as with
+            // JSON.parse (and Go's decoder).
+            if (this.#sawItems) this.#items = [];
             this.#sawItems = true;
             this.#between = Between.Start;
           }
@@ -357,7 +370,12 @@ export class ListDecoder {
       this.#skeleton.subarray(0, this.#skeletonBytes),
       this.#what,
     );
-    if (this.#sawItems && value && typeof value === "object") {
+    // The streamed items are the list's when its last `items` key holds an
+    // array (an earlier one's may be followed by `"items":null`).
+    if (
+      this.#sawItems &&
+      Array.isArray((value as { items?: unknown } | null)?.items)
+    ) {
       (value as { items: unknown[] }).items = this.#items;
     }
     return value;
@@ -384,11 +402,17 @@ export class ListDecoder {
   /** Whether the last depth-1 string was the key `"items"` followed by `:`. */
   #isItemsKey(): boolean {
     if (!this.#topIsObject || !this.#colonAfterKey) return false;
-    if (this.#keyEnd - this.#keyStart !== ITEMS_KEY.length) return false;
-    for (let k = 0; k < ITEMS_KEY.length; k++) {
-      if (this.#skeleton[this.#keyStart + k] !== ITEMS_KEY[k]) return false;
+    const key = this.#skeleton.subarray(this.#keyStart, this.#keyEnd);
+    if (key.length === ITEMS_KEY.length) {
+      return key.every((c, k) => c === ITEMS_KEY[k]);
     }
-    return true;
+    // Escaped (`"it\u0065ms"`), the key is still `items` to JSON.parse.
+    if (!key.includes(BACKSLASH)) return false;
+    try {
+      return JSON.parse(this.#utf8.decode(key)) === "items";
+    } catch {
+      return false;
+    }
   }
 
   /**
@@ -689,10 +713,24 @@ export async function readList(
   text.push(utf8.decode());
   const value = parseText(text.join(""), what, maxJsonDepth);
   const items = (value as { items?: unknown } | null)?.items;
-  if (mapItem && Array.isArray(items)) {
-    for (let i = 0; i < items.length; i++) items[i] = mapItem(items[i]);
+  if (Array.isArray(items)) {
+    // Refused as the ListDecoder refuses them (and client-go's decoder).
+    const bad = items.findIndex((item) => !isObject(item));
+    if (bad >= 0) {
+      throw new SyntaxError(
+        `Cannot decode ${what}: an item is not an object (after item ${bad})`,
+      );
+    }
+    if (mapItem) {
+      for (let i = 0; i < items.length; i++) items[i] = mapItem(items[i]);
+    }
   }
   return value;
+}
+
+/** Whether a parsed JSON value is an object (not null, not an array). */
+function isObject(value: unknown): boolean {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** Decode UTF-8 bytes and parse them as JSON. */
