@@ -650,7 +650,8 @@ function parseHead(head: Uint8Array): ListMeta | undefined {
  * @param body the response body
  * @param opts error label, chunk callback, threshold
  * @returns the decoded value
- * @throws {SyntaxError} when the body is malformed or truncated
+ * @throws {SyntaxError} when the body is malformed or truncated, an item of
+ *   its `items` is not an object, or it passes `maxObjectBytes` or `maxJsonDepth`
  */
 export async function readList(
   body: ReadableStream<Uint8Array>,
