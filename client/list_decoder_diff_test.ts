@@ -542,3 +542,55 @@ Deno.test("ListDecoder refuses an item past maxObjectBytes in a chunk longer tha
   );
   assert("error" in got && kind(got.error) === "maxObjectBytes", String(got));
 });
+
+Deno.test("KubeClient.list of a pretty-printed list past 256 KiB in random chunks gives the objects JSON.parse reads", async () => {
+  // What `?pretty=true` answers look like: no `},{` between items, so the
+  // decoder cannot cut runs without a scan and scans every byte.
+  const rng = new Rng(31);
+  const items = [];
+  for (let i = 0; i < 300; i++) {
+    const data: Record<string, string> = {};
+    for (let k = 0; k < 8; k++) {
+      data[`k${k}`] = rng.pick(STRINGS) + rng.suffix(200 + rng.int(50));
+    }
+    items.push({ metadata: { name: `cm-${i}`, namespace: "default" }, data });
+  }
+  const text = JSON.stringify(
+    {
+      kind: "ConfigMapList",
+      apiVersion: "v1",
+      metadata: { resourceVersion: "7" },
+      items,
+    },
+    null,
+    rng.pick([2, 4, "\t"]),
+  );
+  const bytes = encoder.encode(text);
+  assert(bytes.length > 256 * 1024 && bytes.length < 8 << 20);
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+    () =>
+      new Response(stream(chunked(rng, bytes)), {
+        headers: { "content-type": "application/json" },
+      }),
+  );
+  try {
+    await using client = new KubeClient(
+      KubeConfig.fromOptions({
+        server: `http://127.0.0.1:${server.addr.port}`,
+      }),
+    );
+    const list = await client.list(ConfigMaps);
+    assert.deepEqual(list.metadata, { resourceVersion: "7" });
+    assert.deepEqual(
+      list.items,
+      JSON.parse(text).items.map((o: Record<string, unknown>) => ({
+        ...o,
+        kind: "ConfigMap",
+        apiVersion: "v1",
+      })),
+    );
+  } finally {
+    await server.shutdown();
+  }
+});
