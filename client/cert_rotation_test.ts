@@ -14,10 +14,16 @@ import { ConfigMaps } from "../api/resources.ts";
 
 /**
  * An mTLS server answering each request with the CN of the client
- * certificate presented, closing the connection after each answer (as a
- * server that dropped the old connections after a rotation).
+ * certificate presented: a watch event, a ConfigMapList of one named so,
+ * or `{cn}`. It closes the connection after each answer (as a server that
+ * dropped the old connections after a rotation) unless `keepAlive`, and
+ * counts the connections it accepted.
  */
-async function whoamiServer(pki: Awaited<ReturnType<typeof makePki>>) {
+async function whoamiServer(
+  pki: Awaited<ReturnType<typeof makePki>>,
+  { keepAlive = false } = {},
+) {
+  let connections = 0;
   const server = https.createServer({
     cert: pki.serverCert,
     key: pki.serverKey,
@@ -26,7 +32,7 @@ async function whoamiServer(pki: Awaited<ReturnType<typeof makePki>>) {
     rejectUnauthorized: true,
   }, (req, res) => {
     const peer = (req.socket as TLSSocket).getPeerCertificate();
-    res.setHeader("Connection", "close");
+    if (!keepAlive) res.setHeader("Connection", "close");
     res.setHeader("Content-Type", "application/json");
     const cn = peer.subject?.CN;
     res.end(
@@ -34,9 +40,17 @@ async function whoamiServer(pki: Awaited<ReturnType<typeof makePki>>) {
         ? `${
           JSON.stringify({ type: "ADDED", object: { metadata: { name: cn } } })
         }\n`
+        : req.url?.startsWith("/api/v1/configmaps")
+        ? JSON.stringify({
+          kind: "ConfigMapList",
+          apiVersion: "v1",
+          metadata: { resourceVersion: "1" },
+          items: [{ metadata: { name: cn } }],
+        })
         : JSON.stringify({ cn }),
     );
   });
+  server.on("connection", () => connections++);
   const port = await new Promise<number>((resolve) =>
     server.listen(
       0,
@@ -46,6 +60,7 @@ async function whoamiServer(pki: Awaited<ReturnType<typeof makePki>>) {
   );
   return {
     url: `https://127.0.0.1:${port}`,
+    connections: () => connections,
     [Symbol.asyncDispose]: () =>
       new Promise<void>((done) => {
         server.close(() => done());
@@ -147,63 +162,32 @@ Deno.test({
     await using pki = await makePki();
     // Keeps connections alive: each list names the CN its connection
     // presented.
-    let connections = 0;
-    const server = https.createServer({
-      cert: pki.serverCert,
-      key: pki.serverKey,
-      ca: pki.ca,
-      requestCert: true,
-      rejectUnauthorized: true,
-    }, (req, res) => {
-      const cn = (req.socket as TLSSocket).getPeerCertificate().subject?.CN;
-      res.setHeader("Content-Type", "application/json");
-      res.end(JSON.stringify({
-        kind: "ConfigMapList",
-        apiVersion: "v1",
-        metadata: { resourceVersion: "1" },
-        items: [{ metadata: { name: cn } }],
-      }));
-    });
-    server.on("connection", () => connections++);
-    const port = await new Promise<number>((resolve) =>
-      server.listen(
-        0,
-        "127.0.0.1",
-        () => resolve((server.address() as { port: number }).port),
-      )
+    await using server = await whoamiServer(pki, { keepAlive: true });
+    const certFile = `${pki.dir}/user.crt`;
+    const keyFile = `${pki.dir}/user.key`;
+    await Deno.writeTextFile(certFile, pki.clientCert);
+    await Deno.writeTextFile(keyFile, pki.clientKey);
+    const clock = new FakeClock(Date.UTC(2026, 0, 1));
+    await using client = new KubeClient(
+      KubeConfig.fromOptions({
+        server: server.url,
+        caData: pki.ca,
+        certFile,
+        keyFile,
+      }),
+      { clock },
     );
-    try {
-      const certFile = `${pki.dir}/user.crt`;
-      const keyFile = `${pki.dir}/user.key`;
-      await Deno.writeTextFile(certFile, pki.clientCert);
-      await Deno.writeTextFile(keyFile, pki.clientKey);
-      const clock = new FakeClock(Date.UTC(2026, 0, 1));
-      await using client = new KubeClient(
-        KubeConfig.fromOptions({
-          server: `https://127.0.0.1:${port}`,
-          caData: pki.ca,
-          certFile,
-          keyFile,
-        }),
-        { clock },
-      );
-      const cn = async () =>
-        (await client.list(ConfigMaps)).items[0].metadata.name;
-      assert.equal(await cn(), "kubecache-user");
-      assert.equal(await cn(), "kubecache-user");
-      assert.equal(connections, 1, "kept alive");
-      const rotated = await pki.issueClient("rotated-1");
-      await replace(keyFile, rotated.key);
-      await replace(certFile, rotated.cert);
-      await clock.step(1_000);
-      assert.equal(await cn(), "rotated-1");
-      assert.equal(await cn(), "rotated-1");
-      assert.equal(connections, 2);
-    } finally {
-      await new Promise<void>((done) => {
-        server.close(() => done());
-        server.closeAllConnections();
-      });
-    }
+    const cn = async () =>
+      (await client.list(ConfigMaps)).items[0].metadata.name;
+    assert.equal(await cn(), "kubecache-user");
+    assert.equal(await cn(), "kubecache-user");
+    assert.equal(server.connections(), 1, "kept alive");
+    const rotated = await pki.issueClient("rotated-1");
+    await replace(keyFile, rotated.key);
+    await replace(certFile, rotated.cert);
+    await clock.step(1_000);
+    assert.equal(await cn(), "rotated-1");
+    assert.equal(await cn(), "rotated-1");
+    assert.equal(server.connections(), 2);
   },
 });
