@@ -690,5 +690,8 @@ export function describeError(err: unknown, ctx: ErrorContext = {}): string {
 }
 
 if (import.meta.main) {
-  Deno.exit(await main(Deno.args));
+  // Not a top-level await: a subcommand loaded on demand (gen) imports this
+  // module, and a module awaiting main() at its top level never finishes
+  // evaluating, so that import (and the command) would wait forever.
+  main(Deno.args).then((code) => Deno.exit(code));
 }

@@ -389,6 +389,28 @@ Deno.test("cli.ts piped into a reader that stops after 3 lines exits 0 quietly",
   assert.match(stderr, /^demo cluster at \S+ .*\n$/);
 });
 
+Deno.test("cli.ts gen run as a program answers (it loads its subcommand, which imports cli.ts, without waiting on itself)", async () => {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--allow-read",
+      new URL("./cli.ts", import.meta.url).pathname,
+      "gen",
+      "--crd",
+      "/nonexistent/widgets.yaml",
+    ],
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  // A hang is the failure: kill the program if it has not answered by then.
+  const guard = setTimeout(() => child.kill("SIGKILL"), 60_000);
+  const { code, stderr } = await child.output();
+  clearTimeout(guard);
+  const text = new TextDecoder().decode(stderr);
+  assert.equal(code, 1, text);
+  assert.match(text, /nonexistent\/widgets\.yaml/);
+});
+
 Deno.test("main() says which flag lacks its value, with exit code 2", async () => {
   const err = new Output();
   const argv = ["watch", "cm", "-n", "--kubeconfig", "x"];
