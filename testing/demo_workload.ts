@@ -435,6 +435,17 @@ export class DemoWorkload {
 
   /** One lifecycle step of a pod in a transitional stage, with some probability. */
   #advance(state: PodState): void {
+    if (state.stage !== "terminating") {
+      // Deleted by someone else (`kubectl delete pod`): the server only set
+      // its deletionTimestamp, as the finalizer holds it; finish the
+      // graceful termination as a kubelet would, or it stays Terminating.
+      const { namespace = "", name = "" } = state.pod.metadata;
+      const stored = this.#target.get(Pods, namespace, name) as Pod | undefined;
+      if (stored?.metadata.deletionTimestamp) {
+        state.pod = stored;
+        state.stage = "terminating";
+      }
+    }
     const rng = this.#rng;
     const now = this.#clock.now();
     const isJob = state.deployment === undefined;

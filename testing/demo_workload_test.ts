@@ -2,7 +2,12 @@ import assert from "node:assert/strict";
 import { DemoWorkload, type DemoWorkloadTarget } from "./demo_workload.ts";
 import { FakeClock } from "./fake_clock.ts";
 import type { KubeObject } from "../api/object.ts";
-import { ConfigMaps, Pods, type ResourceType } from "../api/resources.ts";
+import {
+  ConfigMaps,
+  Deployments,
+  Pods,
+  type ResourceType,
+} from "../api/resources.ts";
 import { FakeApiServer } from "./fake_api_server.ts";
 
 const START = Date.UTC(2025, 5, 1, 12, 0, 0);
@@ -269,6 +274,31 @@ Deno.test("DemoWorkload drives a FakeApiServer that serves its objects over HTTP
   for (const n of ["default", "shop", "payments", "batch", "monitoring"]) {
     assert.ok(names.includes(n), n);
   }
+});
+
+Deno.test("DemoWorkload finishes a pod someone else deleted, as a kubelet would, and its deployment replaces it", async () => {
+  const clock = new FakeClock(START);
+  await using server = await FakeApiServer.start({ clock });
+  const workload = new DemoWorkload(server, { clock, seed: 5 });
+  workload.populate();
+  const victim = server.list(Pods, "shop").find((p) =>
+    p.metadata.name!.startsWith("cart-")
+  )!;
+  const { name } = victim.metadata;
+  // What `kubectl delete pod` does: the finalizer holds the pod, Terminating.
+  server.delete(Pods, "shop", name!);
+  assert.ok(server.get(Pods, "shop", name!)?.metadata.deletionTimestamp);
+  for (let i = 0; i < 10 && server.get(Pods, "shop", name!); i++) {
+    workload.tick();
+  }
+  assert.equal(server.get(Pods, "shop", name!), undefined, "still Terminating");
+  const carts = server.list(Pods, "shop").filter((p) =>
+    p.metadata.name!.startsWith("cart-") && !p.metadata.deletionTimestamp
+  );
+  const cart = server.get(Deployments, "shop", "cart") as {
+    spec: { replicas: number };
+  };
+  assert.equal(carts.length, cart.spec.replicas, "replaced");
 });
 
 Deno.test("DemoWorkload keeps others' labels and annotations and forgets deleted objects", () => {
