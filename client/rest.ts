@@ -641,6 +641,30 @@ export class KubeClient implements ResourceClient, AsyncDisposable {
    * @param opts namespace, list options (resourceVersion, timeoutSeconds, allowWatchBookmarks, ...), signal, timeout for the headers
    * @returns the events
    * @throws {StatusError} when the server refuses the watch
+   *
+   * @example Watch config maps; narrow an event before reading its object
+   * ```ts
+   * import { ConfigMaps, KubeClient, KubeConfig } from "@kubecache/core";
+   * import { FakeApiServer } from "@kubecache/core/testing";
+   * import assert from "node:assert/strict";
+   *
+   * await using server = await FakeApiServer.start();
+   * await using client = new KubeClient(KubeConfig.fromOptions({ server: server.url }));
+   * const events = await client.watch(ConfigMaps, { namespace: "default" });
+   * server.create(ConfigMaps, {
+   *   metadata: { name: "settings", namespace: "default" },
+   *   data: { color: "blue" },
+   * });
+   * for await (const ev of events) {
+   *   // An ERROR event carries a Status and a BOOKMARK only a resourceVersion:
+   *   // past these two checks, `ev.object` is a ConfigMap.
+   *   if (ev.type === "ERROR") throw new Error(ev.object.message);
+   *   if (ev.type === "BOOKMARK") continue;
+   *   assert.equal(ev.type, "ADDED");
+   *   assert.equal(ev.object.data?.color, "blue");
+   *   break; // leaving the loop closes the watch
+   * }
+   * ```
    */
   async watch<T extends KubeObject>(
     type: ResourceType<T>,
