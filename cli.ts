@@ -162,6 +162,7 @@ export async function main(
         stdout,
         stderr,
         signal,
+        describe: (err) => describeError(err),
         connect: (a) => connect(a, resolved),
       });
     }
@@ -690,8 +691,9 @@ export function describeError(err: unknown, ctx: ErrorContext = {}): string {
 }
 
 if (import.meta.main) {
-  // Not a top-level await: a subcommand loaded on demand (gen) imports this
-  // module, and a module awaiting main() at its top level never finishes
-  // evaluating, so that import (and the command) would wait forever.
+  // Not a top-level await: a module awaiting main() at its top level never
+  // finishes evaluating, so anything that loads it while main() runs would
+  // wait forever (the import-circle check keeps subcommands from loading
+  // it; this keeps a slip from hanging the command).
   main(Deno.args).then((code) => Deno.exit(code));
 }

@@ -17,8 +17,6 @@ import {
 } from "../gen/mod.ts";
 import { parseYaml } from "../client/_yaml.ts";
 import type { GenArgs } from "./args.ts";
-// The CLI's one wording of a failure (cli.ts loads this module only for gen).
-import { describeError } from "../cli.ts";
 import { errorMessage } from "../api/validate.ts";
 
 /** Where `gen` writes and how it reaches a cluster. */
@@ -29,6 +27,11 @@ export interface GenContext {
   stderr: (text: string) => void;
   /** Stops the requests. */
   signal: AbortSignal;
+  /**
+   * One line for an error: the CLI's `describeError`, handed in so that
+   * this module, which `cli.ts` loads, does not load `cli.ts` back.
+   */
+  describe: (err: unknown) => string;
   /** Connects to the cluster of the flags (or the demo); disposing closes it. */
   connect: (
     args: GenArgs,
@@ -74,7 +77,7 @@ export async function gen(args: GenArgs, ctx: GenContext): Promise<number> {
     }
   } catch (err) {
     if (ctx.signal.aborted) return 1;
-    ctx.stderr(`error: ${describeError(err)}\n`);
+    ctx.stderr(`error: ${ctx.describe(err)}\n`);
     return 1;
   }
   if (modules.size === 0) {

@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { SocketTls } from "./_http1_stream.ts";
+import type { SocketTls } from "./_socket_tls.ts";
 
 /** Bytes the read watching an idle connection takes at most (a socket read's). */
 const IDLE_READ_BYTES = 64 * 1024;

@@ -21,14 +21,7 @@ import {
   type IdleConn,
   poolKey,
 } from "./_connection_pool.ts";
-
-/** What a socket needs beyond the URL: the cluster's CA and a client certificate. */
-export interface SocketTls {
-  /** PEM of the CA to trust besides the system roots. */
-  caData?: string;
-  /** PEM client certificate and key. */
-  clientCert?: { cert: string; key: string };
-}
+import type { SocketTls } from "./_socket_tls.ts";
 
 /** Bytes read at most per socket read. */
 const READ_SIZE = 64 * 1024;

@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { ImpersonationConfig } from "./config.ts";
+import type { ImpersonationConfig } from "./auth_info.ts";
 
 /**
  * The `Impersonate-*` headers, in client-go's order: `Impersonate-User`,

@@ -13,7 +13,11 @@ import { errorMessage } from "../api/validate.ts";
 import { KubeConfigError } from "../api/errors.ts";
 // Type-only: erased when this module loads, so config.ts, which loads it,
 // keeps its public types without an import ring.
-import type { AuthConfig, ExecConfig, ImpersonationConfig } from "./config.ts";
+import type {
+  AuthConfig,
+  ExecConfig,
+  ImpersonationConfig,
+} from "./auth_info.ts";
 
 export interface RawCluster {
   server?: string;

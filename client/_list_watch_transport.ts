@@ -9,10 +9,10 @@
 
 import {
   Http1RefusedError,
-  type SocketTls,
   streamGet,
   type StreamRequest,
 } from "./_http1_stream.ts";
+import type { SocketTls } from "./_socket_tls.ts";
 
 /**
  * A client's choice of transport for its lists and watches: its own socket

@@ -11,7 +11,8 @@
  */
 
 import { type Clock, realClock } from "../api/clock.ts";
-import type { ExecConfig, KubeConfig, TlsConfig } from "./config.ts";
+import type { ExecConfig } from "./auth_info.ts";
+import type { KubeConfig, TlsConfig } from "./config.ts";
 import { errorMessage } from "../api/validate.ts";
 
 /**
