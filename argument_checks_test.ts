@@ -30,6 +30,12 @@ import {
   WorkQueue,
 } from "@kubecache/core";
 import { LeaderElector, LeaseLock } from "@kubecache/core/leaderelection";
+import {
+  jsonPatchOf,
+  WebhookBuilder,
+  webhookPath,
+  WebhookRegistry,
+} from "@kubecache/core/controller";
 import { FakeClock, FakeControllerSource } from "@kubecache/core/testing";
 
 // deno-lint-ignore no-explicit-any
@@ -436,6 +442,57 @@ function rows(
       () => new LeaderElector({ lock, callbacks, renewDeadline: 0 }),
       RangeError,
       "new LeaderElector: config.renewDeadline must be a finite number of milliseconds > 0, got 0",
+    ],
+    // Webhooks
+    [
+      () => webhookPath("mutating" as Any, Pods),
+      TypeError,
+      'webhookPath: kind must be "mutate" or "validate", got "mutating"',
+    ],
+    [
+      () => new WebhookRegistry().webhook("widgets" as Any),
+      TypeError,
+      'WebhookRegistry.webhook: type must be a ResourceType such as ConfigMaps or resourceType({...}), got "widgets"',
+    ],
+    [
+      () => new WebhookBuilder(Pods, {} as Any),
+      TypeError,
+      "new WebhookBuilder: registry must be a WebhookRegistry, got an object",
+    ],
+    [
+      () => new WebhookRegistry().webhook(Pods).defaulter({} as Any),
+      TypeError,
+      "WebhookBuilder.defaulter: fn must be a function, got an object",
+    ],
+    [
+      () => new WebhookRegistry().webhook(Pods).validator((() => {}) as Any),
+      TypeError,
+      "WebhookBuilder.validator: validator must be an object, got a function",
+    ],
+    [
+      () => new WebhookRegistry().webhook(Pods).validator({ create: 1 } as Any),
+      TypeError,
+      "WebhookBuilder.validator: validator.create must be a function, got 1",
+    ],
+    [
+      () => new WebhookRegistry().conversion(Pods, { hub: 1 } as Any),
+      TypeError,
+      "WebhookRegistry.conversion: opts.hub must be a non-empty string, got 1",
+    ],
+    [
+      () => new WebhookRegistry().conversion(Pods, { hub: "v1" } as Any),
+      TypeError,
+      "WebhookRegistry.conversion: opts.convert must be a function, got undefined",
+    ],
+    [
+      () => new WebhookRegistry().handle("validate", () => ({} as Any)),
+      TypeError,
+      'WebhookRegistry.handle: path must start with "/" and not be /convert, got "validate"',
+    ],
+    [
+      () => jsonPatchOf(undefined, {}),
+      TypeError,
+      "jsonPatchOf: from must be a JSON value, got undefined",
     ],
   ];
 }

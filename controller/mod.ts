@@ -61,3 +61,7 @@ export * from "./create_or_patch.ts";
 export * from "./event_recorder.ts";
 export * from "./metrics.ts";
 export * from "./health.ts";
+export * from "./webhook.ts";
+export * from "./json_patch.ts";
+export type * from "../api/admission_review.ts";
+export type * from "../api/conversion_review.ts";
