@@ -25,6 +25,7 @@ import {
   show,
 } from "./_check.ts";
 import type { EventRecorder } from "./event_recorder.ts";
+import { isTerminal } from "./terminal_error.ts";
 import type { Counter, Gauge, Histogram, MetricsRegistry } from "./metrics.ts";
 import { groupOf } from "./owners.ts";
 import type { Predicate } from "./predicates.ts";
@@ -92,6 +93,16 @@ export interface ReconcileContext {
    * Pass it to every request (`client.patch(..., { signal })`).
    */
   signal: AbortSignal;
+  /**
+   * Aborts as soon as the controller stops taking keys: the manager's
+   * shutdown has started (or leadership was lost, when `signal` aborts
+   * too). A long reconcile (a poll, a batch) checks it to wind down at
+   * once and return a `{ requeueAfter }` for the next leader, while its
+   * requests, on `signal`, may still finish within the grace period
+   * (controller-runtime cancels the reconcile's context at the same
+   * moment).
+   */
+  stopping: AbortSignal;
   /** The manager's client. */
   client: KubeClient;
   /** Records Events as this controller (component = controller name). */
@@ -176,7 +187,12 @@ export interface ControllerHost {
   readonly clock: Clock;
   readonly metrics: MetricsRegistry;
   eventRecorder(component: string): EventRecorder;
-  onError(error: unknown, controller: string, req: Request): void;
+  onError(
+    error: unknown,
+    controller: string,
+    req: Request,
+    terminal: boolean,
+  ): void;
   add(controller: Controller): void;
 }
 
@@ -421,7 +437,13 @@ const WORKQUEUE_BUCKETS = Array.from({ length: 10 }, (_, i) => 1e-8 * 10 ** i)
  * `undefined` → `forget`; `{ requeueAfter: ms }` (> 0) → `forget` then
  * `addAfter(ms)`; `{ requeue: true }` → `addRateLimited`; a malformed
  * result (an unknown field, a wrong type, a negative delay) → a TypeError
- * handled as a throw.
+ * handled as a throw; a `TerminalError` (or an error caused by one)
+ * → `forget`, never retried, counted in
+ * `controller_runtime_terminal_reconcile_errors_total`. A thrown value
+ * that is not an `Error` (`throw "boom"`) is counted in
+ * `controller_runtime_reconcile_panics_total` (and retried as a throw):
+ * the reconcile is not written to fail that way. A synchronous throw is
+ * not a panic: a reconciler may be a plain function.
  *
  * @example Enqueue by hand and see the reconcile
  * ```ts
@@ -463,6 +485,8 @@ export class Controller {
   readonly #m: {
     total: Counter;
     errors: Counter;
+    terminal: Counter;
+    panics: Counter;
     time: Histogram;
     active: Gauge;
   };
@@ -519,6 +543,16 @@ export class Controller {
         "Total number of reconciliation errors per controller",
         { labelNames: ["controller"] },
       ),
+      terminal: m.counter(
+        "controller_runtime_terminal_reconcile_errors_total",
+        "Total number of terminal reconciliation errors per controller",
+        { labelNames: ["controller"] },
+      ),
+      panics: m.counter(
+        "controller_runtime_reconcile_panics_total",
+        "Total number of reconciliation panics per controller",
+        { labelNames: ["controller"] },
+      ),
       time: m.histogram(
         "controller_runtime_reconcile_time_seconds",
         "Length of time per reconciliation per controller",
@@ -533,6 +567,8 @@ export class Controller {
     // Known at start, as controller-runtime initializes them.
     for (const result of RESULTS) this.#m.total.with({ ...label, result });
     this.#m.errors.with(label);
+    this.#m.terminal.with(label);
+    this.#m.panics.with(label);
     this.#m.time.with(label);
     this.#m.active.with(label).set(0);
     m.gauge(
@@ -606,7 +642,11 @@ export class Controller {
     // Series looked up once: a reconcile only bumps numbers.
     const active = this.#m.active.with(label);
     const errors = this.#m.errors.with(label);
+    const terminalErrors = this.#m.terminal.with(label);
+    const panics = this.#m.panics.with(label);
     const time = this.#m.time.with(label);
+    // Aborts when the workers stop taking keys, or with ctx.signal.
+    const stopping = AbortSignal.any([stop, signal]);
     const totals = {
       success: this.#m.total.with({ ...label, result: "success" }),
       error: this.#m.total.with({ ...label, result: "error" }),
@@ -629,6 +669,7 @@ export class Controller {
       try {
         const out = await this.#reconcile(req, {
           signal,
+          stopping,
           client: this.#host.client,
           recorder: this.#recorder,
           attempt: queue.numRequeues(key),
@@ -655,12 +696,21 @@ export class Controller {
           result = "success";
         }
       } catch (err) {
-        queue.addRateLimited(key);
         result = "error";
         errors.inc();
-        if (!(signal.aborted && err === signal.reason)) {
-          this.#host.onError(err, this.name, req);
-        }
+        // What a stop aborted is no failure of the reconcile: retried,
+        // never reported or counted as a panic.
+        const byStop = stopping.aborted &&
+          (err === stopping.reason || err === signal.reason);
+        const terminal = !byStop && isTerminal(err);
+        if (terminal) {
+          queue.forget(key);
+          terminalErrors.inc();
+        } else queue.addRateLimited(key);
+        // JavaScript's closest thing to a Go panic: a thrown value that is
+        // no Error (`throw "boom"`, a rejected promise of a plain object).
+        if (!byStop && !(err instanceof Error)) panics.inc();
+        if (!byStop) this.#host.onError(err, this.name, req, terminal);
       } finally {
         active.dec();
         queue.done(key);

@@ -14,6 +14,7 @@ import { controllerOf } from "./owners.ts";
 import { EndpointServer } from "./health.ts";
 import { EventRecorder } from "./event_recorder.ts";
 import { TestCluster } from "./_test_util.ts";
+import { TerminalError } from "./terminal_error.ts";
 
 const keyOf = (r: Request) => `${r.namespace ?? ""}/${r.name}`;
 
@@ -592,4 +593,142 @@ Deno.test("Controller: a key added again while its reconcile throws runs once mo
   assert.ok(runs[1][1] - runs[0][1] < 1_000);
   assert.deepEqual(runs.map(([a]) => a), [0, 1, 2]);
   await run.stop();
+});
+
+Deno.test("Controller: a TerminalError (or an error caused by one) is not retried: forgotten, reported as terminal, counted; a plain error is retried", async () => {
+  await using c = await TestCluster.start();
+  for (const name of ["terminal", "wrapped", "plain"]) {
+    c.server.create(ConfigMaps, cm(name));
+  }
+  const reports: [string, boolean][] = [];
+  await using manager = new Manager(c.client(), {
+    clock: c.clock,
+    onError: (_err, where) =>
+      reports.push([where.request.name, where.terminal]),
+  });
+  const calls: Record<string, number[]> = {
+    terminal: [],
+    wrapped: [],
+    plain: [],
+  };
+  const controller = manager.controller("cm", ConfigMaps, {
+    rateLimiter: new ItemExponentialFailureRateLimiter(1_000, 60_000),
+  }).complete((req, ctx) => {
+    calls[req.name].push(ctx.attempt);
+    if (req.name === "terminal") throw new TerminalError("invalid spec");
+    if (req.name === "wrapped") {
+      throw new Error("sync failed", { cause: new TerminalError("bad") });
+    }
+    if (calls.plain.length < 3) throw new Error("transient");
+  });
+  const run = running(c, manager);
+  await c.until(() => calls.plain.length === 3, "the plain error's retries", {
+    maxMs: 20_000,
+  });
+  // The terminal keys had as long to come back as the plain one had for
+  // its two retries: they did not.
+  assert.deepEqual(calls.terminal, [0]);
+  assert.deepEqual(calls.wrapped, [0]);
+  assert.deepEqual(calls.plain, [0, 1, 2]);
+  assert.equal(
+    controller.queue.numRequeues("default/terminal"),
+    0,
+    "forgotten",
+  );
+  assert.deepEqual(
+    reports.filter(([n]) => n !== "plain").sort(),
+    [["terminal", true], ["wrapped", true]],
+  );
+  assert.ok(reports.filter(([n]) => n === "plain").every(([, t]) => !t));
+  const text = manager.metrics.expose();
+  assert.match(
+    text,
+    /^controller_runtime_terminal_reconcile_errors_total\{controller="cm"\} 2$/m,
+  );
+  assert.match(
+    text,
+    /^controller_runtime_reconcile_errors_total\{controller="cm"\} 4$/m,
+  );
+  // A new event of the object reconciles it again, as any event does.
+  c.server.update(ConfigMaps, cm("terminal", { v: "2" }));
+  await c.until(() => calls.terminal.length === 2, "the next event");
+  assert.deepEqual(calls.terminal, [0, 0]);
+  await run.stop();
+});
+
+Deno.test("Controller: a thrown value that is not an Error counts as a panic (and is retried); an Error, sync or async, does not", async () => {
+  await using c = await TestCluster.start();
+  for (const name of ["string", "object", "sync-error", "async-error"]) {
+    c.server.create(ConfigMaps, cm(name));
+  }
+  const errors: unknown[] = [];
+  await using manager = new Manager(c.client(), {
+    clock: c.clock,
+    onError: (err) => errors.push(err),
+  });
+  const calls = new Map<string, number>();
+  manager.controller("cm", ConfigMaps, {
+    rateLimiter: new ItemExponentialFailureRateLimiter(1_000, 60_000),
+  }).complete((req) => {
+    const n = (calls.get(req.name) ?? 0) + 1;
+    calls.set(req.name, n);
+    if (n > 1) return;
+    switch (req.name) {
+      case "string":
+        throw "boom";
+      case "object":
+        return Promise.reject({ code: 1 });
+      case "sync-error":
+        throw new Error("sync");
+      default:
+        return Promise.reject(new Error("async"));
+    }
+  });
+  const run = running(c, manager);
+  await c.until(
+    () => [...calls.values()].filter((n) => n === 2).length === 4,
+    "every key retried once",
+    { maxMs: 10_000 },
+  );
+  assert.equal(errors.length, 4);
+  const text = manager.metrics.expose();
+  assert.match(
+    text,
+    /^controller_runtime_reconcile_panics_total\{controller="cm"\} 2$/m,
+  );
+  assert.match(
+    text,
+    /^controller_runtime_reconcile_errors_total\{controller="cm"\} 4$/m,
+  );
+  await run.stop();
+});
+
+Deno.test("Controller: an error that is the stop's abort reason is not reported, not terminal and not a panic", async () => {
+  await using c = await TestCluster.start();
+  c.server.create(ConfigMaps, cm("a"));
+  const errors: unknown[] = [];
+  await using manager = new Manager(c.client(), {
+    clock: c.clock,
+    onError: (err) => errors.push(err),
+  });
+  let entered = false;
+  manager.controller("cm", ConfigMaps).complete(async (_req, ctx) => {
+    entered = true;
+    await new Promise((_, reject) =>
+      ctx.stopping.addEventListener("abort", () => reject(ctx.stopping.reason))
+    );
+  });
+  const ctrl = new AbortController();
+  const done = manager.run(ctrl.signal);
+  await c.until(() => entered, "reconcile in flight");
+  ctrl.abort("shutting down"); // a reason that is no Error
+  let settled = false;
+  done.finally(() => (settled = true)).catch(() => {});
+  await c.until(() => settled, "run() settles");
+  await done;
+  assert.deepEqual(errors, []);
+  assert.match(
+    manager.metrics.expose(),
+    /^controller_runtime_reconcile_panics_total\{controller="cm"\} 0$/m,
+  );
 });

@@ -103,18 +103,46 @@ export interface ManagerOptions {
   metrics?: ServeOptions | false;
   /** Serve `GET /healthz` and `/readyz`. Default false. May share the metrics port. */
   health?: ServeOptions | false;
-  /** How long reconciles in flight may run on after shutdown starts (ms), before their `ctx.signal` aborts. Default 30 000. */
+  /**
+   * How long reconciles in flight may run on after shutdown starts (ms),
+   * before their `ctx.signal` aborts; `ctx.stopping` aborts at once.
+   * Default 25 000: with the bounded steps after it (1 s for a reconcile
+   * that ignores its signal, the Lease release, 2 s for Events) the whole
+   * shutdown ends before the kubelet's SIGKILL at Kubernetes' default
+   * `terminationGracePeriodSeconds` of 30 s. Raise both together.
+   */
   gracefulShutdownTimeout?: number;
   /** Clock of everything timed. Default the real clock. */
   clock?: Clock;
   /**
    * Told of every failed reconcile (the error is also counted and the key
-   * retried with backoff). Default `console.error`.
+   * retried with backoff, unless it is a `TerminalError`: then
+   * `where.terminal` is true and the key is not retried). Not told of an
+   * error that is the abort reason of `ctx.signal` or `ctx.stopping`.
+   * Default `console.error`.
    */
-  onError?: (
-    error: unknown,
-    where: { controller: string; request: Request },
-  ) => void;
+  onError?: (error: unknown, where: ReconcileErrorSource) => void;
+}
+
+/**
+ * Where a reconcile error reported to `ManagerOptions.onError` came from.
+ *
+ * @example Log terminal errors apart
+ * ```ts
+ * import type { ReconcileErrorSource } from "@kubecache/core/controller";
+ * import assert from "node:assert/strict";
+ *
+ * const where: ReconcileErrorSource = { controller: "cm", request: { namespace: "default", name: "a" }, terminal: true };
+ * assert.equal(where.terminal ? "gave up" : "will retry", "gave up");
+ * ```
+ */
+export interface ReconcileErrorSource {
+  /** The controller's name. */
+  controller: string;
+  /** The key reconciled. */
+  request: Request;
+  /** True for a `TerminalError` (or an error caused by one): not retried. */
+  terminal: boolean;
 }
 
 /**
@@ -285,7 +313,8 @@ export class Manager implements AsyncDisposable {
     this.#client = client;
     this.#opts = opts;
     this.#clock = opts.clock ?? realClock;
-    this.#graceful = opts.gracefulShutdownTimeout ?? 30_000;
+    this.#graceful = opts.gracefulShutdownTimeout ??
+      DEFAULT_GRACEFUL_SHUTDOWN_MS;
     this.factory = new SharedInformerFactory(client, {
       namespace: opts.namespace,
       clock: this.#clock,
@@ -505,17 +534,19 @@ export class Manager implements AsyncDisposable {
       clock: this.#clock,
       metrics: this.metrics,
       eventRecorder: (c) => this.eventRecorder(c),
-      onError: (error, controller, request) => {
+      onError: (error, controller, request, terminal) => {
         const report = this.#opts.onError ??
-          ((e: unknown, w: { controller: string; request: Request }) =>
+          ((e: unknown, w: ReconcileErrorSource) =>
             console.error(
               `controller ${w.controller}: reconcile of ${
                 w.request.namespace ? `${w.request.namespace}/` : ""
-              }${w.request.name} failed:`,
+              }${w.request.name} failed${
+                w.terminal ? " (terminal: not retried)" : ""
+              }:`,
               e,
             ));
         try {
-          report(error, { controller, request });
+          report(error, { controller, request, terminal });
         } catch (err) {
           console.error("Manager: onError threw:", err);
         }
@@ -534,149 +565,193 @@ export class Manager implements AsyncDisposable {
     };
   }
 
+  /**
+   * The run sequence, in order (controller-runtime's runnable groups:
+   * HTTP servers, caches, others, leader election). A phase added later
+   * goes into this list, in its place.
+   *
+   * Start:
+   * 1. endpoint servers (in `run()`, so `addresses()` is filled at once);
+   * 2. caches: every informer asked of the factory starts;
+   * 3. sync: the controllers' informers list;
+   * 4. leader election, when configured: the workers run while leading;
+   *    without it, at once.
+   *
+   * Then wait for a stop: `signal` aborted, leadership lost, or a failure.
+   *
+   * Stop:
+   * 1. `stopping`: workers take no new key, `ctx.stopping` aborts;
+   * 2. drain: reconciles in flight get `gracefulShutdownTimeout`, then
+   *    `ctx.signal` aborts; ABANDON_MS later they are given up on;
+   * 3. leader election ends: the Lease is released (it was renewed while
+   *    draining);
+   * 4. queues and caches stop;
+   * 5. Events are flushed (EVENT_FLUSH_MS at most) and the endpoint
+   *    servers close.
+   */
   async #run(signal: AbortSignal): Promise<void> {
-    const informerStop = new AbortController();
-    const draining = new AbortController();
+    const clock = this.#clock;
+    const graceful = this.#graceful;
+    // One controller per phase, aborted in the order above.
+    const stopRequested = new AbortController();
+    const stopping = new AbortController();
     const reconcileAbort = new AbortController();
     const electorStop = new AbortController();
-    const state: { failure?: { error: unknown } } = {};
+    const informerStop = new AbortController();
+    const timers = new AbortController();
+    const state: { failure?: { error: unknown }; lost?: LeadershipLostError } =
+      {};
     const fail = (error: unknown) => {
       state.failure ??= { error };
       reconcileAbort.abort(error);
-      draining.abort(error);
-      electorStop.abort(error);
+      stopRequested.abort(error);
     };
     this.factory.stopped().catch(fail);
-    const throwIfFailed = () => {
-      if (state.failure) throw state.failure.error;
+    const onAbort = () => stopRequested.abort(signal.reason);
+    if (signal.aborted) onAbort();
+    else signal.addEventListener("abort", onAbort, { once: true });
+
+    // What runs until the stop: the controllers' workers.
+    const work: Promise<unknown>[] = [];
+    const startWorkers = (lead?: AbortSignal) => {
+      const stop = lead
+        ? AbortSignal.any([lead, stopping.signal])
+        : stopping.signal;
+      for (const c of this.#controllers) {
+        work.push(c.run(stop, reconcileAbort.signal));
+      }
     };
-    let workers: Promise<void> | undefined;
-    const runWorkers = (stop: AbortSignal) => {
-      workers = Promise.all(
-        this.#controllers.map((c) => c.run(stop, reconcileAbort.signal)),
-      ).then(() => {});
-      return workers;
-    };
-    // A reconcile that ignores its aborted signal (say, a request made
-    // without it to a server that hangs) must not hold the shutdown, and
-    // the Lease, forever: ABANDON_MS after the abort the manager stops
-    // waiting for it (controller-runtime stops waiting at its deadline).
-    const abandonTimer = new AbortController();
+    // Stop 2's bound: a reconcile that ignores its aborted signal (a
+    // request made without it to a server that hangs) must not hold the
+    // shutdown, and the Lease, forever.
     const abandoned = Promise.withResolvers<void>();
     let stuck = 0;
     reconcileAbort.signal.addEventListener("abort", () => {
-      this.#clock.sleep(ABANDON_MS, abandonTimer.signal).then(() => {
+      clock.sleep(ABANDON_MS, timers.signal).then(() => {
         stuck = this.#controllers.reduce((n, c) => n + c.inFlight, 0);
         abandoned.resolve();
       }, () => {});
     }, { once: true });
-    const workersEnded = () =>
+    const drained = () =>
       Promise.race([
-        (workers ?? Promise.resolve()).catch(() => {}),
+        Promise.allSettled(work).then(() => {}),
         abandoned.promise,
       ]);
-    // Shutdown: stop taking keys, give reconciles in flight the grace
-    // period, then abort them; only then let the elector release.
-    const graceTimer = new AbortController();
-    const onAbort = () => {
-      draining.abort(signal.reason);
-      this.#clock.sleep(this.#graceful, graceTimer.signal).then(
+
+    let electing: Promise<void> | undefined;
+    try {
+      // Start 2 and 3.
+      this.factory.start(informerStop.signal);
+      await this.factory.waitForCacheSync(stopRequested.signal);
+      // Start 4.
+      if (!stopRequested.signal.aborted) {
+        const le = this.#opts.leaderElection;
+        if (le) {
+          electing = this.#elect(le, electorStop.signal, {
+            startWorkers,
+            drained,
+            lost: (err) => {
+              state.lost = err;
+              // Another replica may be taking over: stop now.
+              reconcileAbort.abort(err);
+              stopRequested.abort(err);
+            },
+          });
+          electing.catch(fail);
+        } else startWorkers();
+      }
+      await aborted(stopRequested.signal);
+    } finally {
+      signal.removeEventListener("abort", onAbort);
+      // Stop 1.
+      stopping.abort(stopRequested.signal.reason);
+      // Stop 2.
+      clock.sleep(graceful, timers.signal).then(
         () =>
           reconcileAbort.abort(
-            new Error(
-              `graceful shutdown timeout (${this.#graceful} ms) passed`,
-            ),
+            new Error(`graceful shutdown timeout (${graceful} ms) passed`),
           ),
         () => {},
       );
-      workersEnded().finally(() => {
-        graceTimer.abort();
-        electorStop.abort(signal.reason);
-      });
-    };
-    if (signal.aborted) onAbort();
-    else signal.addEventListener("abort", onAbort, { once: true });
-    try {
-      this.factory.start(informerStop.signal);
-      const synced = AbortSignal.any([signal, electorStop.signal]);
-      await this.factory.waitForCacheSync(synced);
-      throwIfFailed();
-      if (signal.aborted) return;
-      const le = this.#opts.leaderElection;
-      if (!le) {
-        await runWorkers(draining.signal);
-        return;
-      }
-      const leading = this.metrics.gauge(
-        "leader_election_master_status",
-        "Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master. 'name' is the string used to identify the lease.",
-        { labelNames: ["name"] },
-      ).with({ name: le.name });
-      leading.set(0);
-      const elector = new LeaderElector({
-        lock: new LeaseLock({
-          client: this.#client,
-          namespace: le.namespace,
-          name: le.name,
-          identity: le.identity ?? defaultIdentity(),
-        }),
-        leaseDuration: le.leaseDuration,
-        renewDeadline: le.renewDeadline,
-        retryPeriod: le.retryPeriod,
-        releaseOnCancel: le.releaseOnCancel ?? true,
-        clock: this.#clock,
-        name: le.name,
-        // One line per failure, worded as the informers word theirs
-        // ("cannot reach https://...: connection refused"), not a stack.
-        onError: (err) =>
-          console.error(`leaderelection ${le.name}: ${describeCause(err)}`),
-        callbacks: {
-          onStartedLeading: (lead) => {
-            leading.set(1);
-            // Lost leadership (not a shutdown): stop the reconciles now,
-            // another replica may be taking over.
-            lead.addEventListener("abort", () => {
-              if (!electorStop.signal.aborted) {
-                reconcileAbort.abort(new LeadershipLostError(le.name));
-              }
-            }, { once: true });
-            runWorkers(AbortSignal.any([lead, draining.signal]));
-            // The elector releases the Lease once this settles.
-            return workersEnded();
-          },
-          onStoppedLeading: () => leading.set(0),
-        },
-      });
-      await elector.run(electorStop.signal);
-      throwIfFailed();
-      if (!signal.aborted) {
-        await workersEnded();
-        throw new LeadershipLostError(le.name);
-      }
-    } finally {
-      signal.removeEventListener("abort", onAbort);
-      draining.abort();
-      await workersEnded();
-      abandonTimer.abort();
-      // Keys waiting out a requeueAfter or a backoff hold a timer: drop
-      // them, or the process stays alive after run() (controller-runtime
-      // shuts the queue down when a controller stops).
+      await drained();
+      // Stop 3.
+      electorStop.abort(stopRequested.signal.reason);
+      await electing?.catch(() => {});
+      // Stop 4. Keys waiting out a requeueAfter or a backoff hold a
+      // timer: drop them, or the process stays alive after run()
+      // (controller-runtime shuts the queue down when a controller stops).
       for (const c of this.#controllers) c.queue.shutDown();
-      graceTimer.abort();
       informerStop.abort();
       await this.factory.shutdown();
+      // Stop 5.
+      timers.abort();
       await this.#closeRecorders();
       await Promise.all(this.#servers.map((s) => s.close()));
       this.#servers = [];
       this.#running = false;
       this.#unobserve();
     }
-    throwIfFailed();
+    if (state.failure) throw state.failure.error;
+    if (state.lost && !signal.aborted) throw state.lost;
     if (stuck > 0) {
       throw new Error(
-        `Manager.run: ${stuck} reconcile(s) did not end within ${ABANDON_MS} ms after their ctx.signal aborted (gracefulShutdownTimeout ${this.#graceful} ms); shut down without them`,
+        `Manager.run: ${stuck} reconcile(s) did not end within ${ABANDON_MS} ms after their ctx.signal aborted (gracefulShutdownTimeout ${graceful} ms); shut down without them`,
       );
     }
+  }
+
+  /**
+   * Campaign for the Lease until `stop` aborts; while leading, run the
+   * workers. Leadership lost without `stop` is reported to `lost`.
+   */
+  async #elect(
+    le: LeaderElectionOptions,
+    stop: AbortSignal,
+    on: {
+      startWorkers(lead: AbortSignal): void;
+      drained(): Promise<void>;
+      lost(err: LeadershipLostError): void;
+    },
+  ): Promise<void> {
+    const leading = this.metrics.gauge(
+      "leader_election_master_status",
+      "Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master. 'name' is the string used to identify the lease.",
+      { labelNames: ["name"] },
+    ).with({ name: le.name });
+    leading.set(0);
+    const elector = new LeaderElector({
+      lock: new LeaseLock({
+        client: this.#client,
+        namespace: le.namespace,
+        name: le.name,
+        identity: le.identity ?? defaultIdentity(),
+      }),
+      leaseDuration: le.leaseDuration,
+      renewDeadline: le.renewDeadline,
+      retryPeriod: le.retryPeriod,
+      releaseOnCancel: le.releaseOnCancel ?? true,
+      clock: this.#clock,
+      name: le.name,
+      // One line per failure, worded as the informers word theirs
+      // ("cannot reach https://...: connection refused"), not a stack.
+      onError: (err) =>
+        console.error(`leaderelection ${le.name}: ${describeCause(err)}`),
+      callbacks: {
+        onStartedLeading: (lead) => {
+          leading.set(1);
+          lead.addEventListener("abort", () => {
+            if (!stop.aborted) on.lost(new LeadershipLostError(le.name));
+          }, { once: true });
+          on.startWorkers(lead);
+          // The elector keeps renewing until stop aborts, and releases
+          // the Lease once this settles.
+          return on.drained();
+        },
+        onStoppedLeading: () => leading.set(0),
+      },
+    });
+    await elector.run(stop);
+    if (!stop.aborted) on.lost(new LeadershipLostError(le.name));
   }
 
   async #closeRecorders(): Promise<void> {
@@ -684,7 +759,7 @@ export class Manager implements AsyncDisposable {
     const timer = new AbortController();
     await Promise.race([
       Promise.all([...this.#recorders.values()].map((r) => r.flush())),
-      this.#clock.sleep(5_000, timer.signal).catch(() => {}),
+      this.#clock.sleep(EVENT_FLUSH_MS, timer.signal).catch(() => {}),
     ]);
     timer.abort();
     await Promise.all([...this.#recorders.values()].map((r) => r.close()));
@@ -828,6 +903,23 @@ export class Manager implements AsyncDisposable {
  * reconciles in flight before it shuts down without them.
  */
 const ABANDON_MS = 1_000;
+
+/**
+ * gracefulShutdownTimeout's default: 30 s (the kubelet's default grace)
+ * less the steps that follow it, so the Lease is released before SIGKILL.
+ */
+const DEFAULT_GRACEFUL_SHUTDOWN_MS = 25_000;
+
+/** How long the shutdown waits for queued Events to be written. */
+const EVENT_FLUSH_MS = 2_000;
+
+/** Resolves when `signal` aborts. */
+function aborted(signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) =>
+    signal.addEventListener("abort", () => resolve(), { once: true })
+  );
+}
 
 function defaultIdentity(): string {
   let host = "kubecache";

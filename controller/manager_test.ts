@@ -142,7 +142,9 @@ Deno.test("Manager /metrics: the controller-runtime, workqueue, client-go and in
     controller_runtime_active_workers: "gauge",
     controller_runtime_max_concurrent_reconciles: "gauge",
     controller_runtime_reconcile_errors_total: "counter",
+    controller_runtime_reconcile_panics_total: "counter",
     controller_runtime_reconcile_time_seconds: "histogram",
+    controller_runtime_terminal_reconcile_errors_total: "counter",
     controller_runtime_reconcile_total: "counter",
     kubecache_informer_synced: "gauge",
     kubecache_reflector_last_sync_resource_version: "gauge",
@@ -635,4 +637,110 @@ Deno.test("Manager /readyz does not depend on leadership: a replica waiting for 
   assert.equal(reconciled, 0, "not leading: no reconcile");
   assert.equal(holder(c), "other");
   await run.stop();
+});
+
+Deno.test("Manager graceful shutdown without leader election: a reconcile that never settles is given up on 1 s after its ctx.signal aborted; run() rejects saying so", async () => {
+  await using c = await TestCluster.start();
+  c.server.create(ConfigMaps, {
+    metadata: { name: "stuck", namespace: "default" },
+  });
+  // Not `await using`: without the bound its dispose would wait forever.
+  const manager = new Manager(c.client(), {
+    clock: c.clock,
+    gracefulShutdownTimeout: 300,
+  });
+  const never = Promise.withResolvers<void>();
+  let entered = false;
+  manager.controller("cm", ConfigMaps).complete(async () => {
+    entered = true;
+    await never.promise; // ignores ctx.signal
+  });
+  const stop = new AbortController();
+  let outcome: unknown;
+  let settledAt: number | undefined;
+  manager.run(stop.signal).then(
+    () => (outcome = "resolved"),
+    (err) => (outcome = err),
+  ).finally(() => (settledAt = c.clock.now()));
+  await c.until(() => entered, "reconcile in flight");
+  const stoppedAt = c.clock.now();
+  stop.abort();
+  await c.until(() => outcome !== undefined, "run() to settle", {
+    stepMs: 100,
+    maxMs: 10_000,
+  });
+  assert.match(
+    String(outcome),
+    /1 reconcile\(s\) did not end within 1000 ms after their ctx.signal aborted \(gracefulShutdownTimeout 300 ms\)/,
+  );
+  assert.ok(settledAt! - stoppedAt <= 1_500, `${settledAt! - stoppedAt} ms`);
+  never.resolve();
+  await manager[Symbol.asyncDispose]();
+});
+
+Deno.test("Manager shutdown: ctx.stopping aborts the moment shutdown starts, ctx.signal only when gracefulShutdownTimeout passes", async () => {
+  await using c = await TestCluster.start();
+  c.server.create(ConfigMaps, {
+    metadata: { name: "a", namespace: "default" },
+  });
+  await using manager = new Manager(c.client(), {
+    clock: c.clock,
+    gracefulShutdownTimeout: 5_000,
+  });
+  let stoppingAt: number | undefined;
+  let signalAt: number | undefined;
+  let entered = false;
+  manager.controller("cm", ConfigMaps).complete(async (_req, ctx) => {
+    entered = true;
+    assert.equal(ctx.stopping.aborted, false);
+    ctx.stopping.addEventListener("abort", () => {
+      stoppingAt = c.clock.now();
+    });
+    await new Promise((resolve) =>
+      ctx.signal.addEventListener("abort", resolve)
+    );
+    signalAt = c.clock.now();
+  });
+  const run = c.run(manager);
+  await c.until(() => entered, "reconcile in flight");
+  const stoppedAt = c.clock.now();
+  await run.stop();
+  assert.equal(stoppingAt, stoppedAt);
+  assert.equal(signalAt! - stoppedAt, 5_000);
+});
+
+Deno.test("Manager shutdown with the defaults fits Kubernetes' default terminationGracePeriodSeconds: a reconcile ignoring its signal still lets the Lease go before 30 s", async () => {
+  await using c = await TestCluster.start();
+  c.server.create(ConfigMaps, {
+    metadata: { name: "stuck", namespace: "default" },
+  });
+  const manager = new Manager(c.client(), {
+    clock: c.clock,
+    leaderElection: { name: "lock", namespace: "default", identity: "me" },
+  });
+  const never = Promise.withResolvers<void>();
+  let entered = false;
+  let signalAt: number | undefined;
+  manager.controller("cm", ConfigMaps).complete(async (_req, ctx) => {
+    entered = true;
+    ctx.signal.addEventListener("abort", () => (signalAt = c.clock.now()));
+    await never.promise;
+  });
+  const stop = new AbortController();
+  let settledAt: number | undefined;
+  manager.run(stop.signal).catch(() => {}).finally(() =>
+    settledAt = c.clock.now()
+  );
+  await c.until(() => entered, "reconcile in flight");
+  const stoppedAt = c.clock.now();
+  stop.abort(); // SIGTERM; the kubelet sends SIGKILL 30 s later
+  await c.until(() => settledAt !== undefined, "run() to settle", {
+    stepMs: 250,
+    maxMs: 60_000,
+  });
+  assert.equal(signalAt! - stoppedAt, 25_000, "the default grace");
+  assert.ok(settledAt! - stoppedAt < 30_000, `${settledAt! - stoppedAt} ms`);
+  assert.equal(holder(c), "", "the Lease was released");
+  never.resolve();
+  await manager[Symbol.asyncDispose]();
 });
