@@ -90,7 +90,7 @@ const ALLOWED: Record<string, ReadonlySet<string>> = {
 const SHARED_PRIVATE: Record<string, ReadonlySet<string>> = {
   "client/_yaml.ts": new Set([
     "_cli/gen.ts",
-    "testing/_apiserver_handle_write.ts",
+    "testing/_apiserver_decode.ts",
   ]),
   "workqueue/_validate.ts": new Set(["controller/_check.ts"]),
 };

@@ -9,7 +9,7 @@
 import type { Clock } from "../api/clock.ts";
 import type { Status } from "../api/object.ts";
 import type { FaultState } from "./fake_api_server_faults.ts";
-import type { RequestRecord } from "./fake_api_server.ts";
+import type { RequestRecord } from "./request_record.ts";
 import type { Cluster } from "./_apiserver_registry.ts";
 import { badRequest, failure } from "./_apiserver_status.ts";
 import type { Table } from "./_apiserver_store.ts";

@@ -10,36 +10,37 @@
 import type { KubeObject } from "../api/object.ts";
 import { checkDryRun } from "./_apiserver_delete_options.ts";
 import { serverSideApply } from "./_apiserver_apply.ts";
-import { parseYaml, YamlError } from "../client/_yaml.ts";
 import {
   jsonResponse,
   ok,
   type ResourceRoute,
   type ServerContext,
-  statusResponse,
   unsupportedMediaType,
 } from "./_apiserver_context.ts";
+import {
+  checkNamespace,
+  fieldValidationOf,
+  parseBody,
+  parseJson,
+  parsePatch,
+  PATCH_TYPES,
+  patched,
+  patchedObject,
+  type Write,
+} from "./_apiserver_decode.ts";
 import type { Encoder } from "./_apiserver_encode.ts";
 import { parseCacheRV, waitForFresh } from "./_apiserver_handle_list.ts";
-import {
-  jsonPatch,
-  mergePatch,
-  PatchError,
-  strategicMergePatch,
-} from "./_apiserver_patch.ts";
 import { keyOf, rfc3339 } from "./_apiserver_registry.ts";
 import {
-  badRequest,
   failure,
-  invalid,
   invalidOptions,
   noSuchResource,
   notFound,
   statusError,
 } from "./_apiserver_status.ts";
-import { entryJson, type Table } from "./_apiserver_store.ts";
+import { entryJson } from "./_apiserver_store.ts";
 import type { Entry, Subresource } from "./_apiserver_types.ts";
-import { mainResourceStatus } from "./_apiserver_strategy.ts";
+import { admitAndStore } from "./_apiserver_write_chain.ts";
 
 /** The stored object a route names. @throws {StatusError} 404 */
 export function stored(r: ResourceRoute): Entry {
@@ -79,77 +80,66 @@ export async function getObject(
   return jsonResponse(200, enc.object(r.table, e));
 }
 
-/** Parse a request body as an object of the table's kind. @throws {StatusError} 400 */
-export function parseBody(table: Table, text: string): KubeObject {
-  let obj: unknown;
-  try {
-    obj = JSON.parse(text);
-  } catch (err) {
-    throw badRequest(
-      `the object provided is unrecognized (must be of type ${table.type.kind}): couldn't get version/kind; json parse error: ${
-        (err as Error).message
-      } (${text.slice(0, 30)})`,
-    );
+/**
+ * A write's answer: the stored object as JSON (or the subresource's view
+ * of it), with the write's warnings as `Warning` headers (code 299, as
+ * kube-apiserver sends them).
+ */
+function written(
+  status: number,
+  w: Write,
+  e: Entry,
+  sub?: Subresource,
+): Response {
+  const res = sub?.view && !sub.statusOnly
+    ? jsonResponse(status, JSON.stringify(sub.view(e)))
+    : jsonResponse(status, entryJson(e));
+  for (const warning of w.warnings) {
+    res.headers.append("warning", `299 - ${JSON.stringify(warning)}`);
   }
-  if (obj === null || typeof obj !== "object" || Array.isArray(obj)) {
-    throw badRequest(
-      `the object provided is unrecognized (must be of type ${table.type.kind}): couldn't get version/kind; json parse error: not an object`,
-    );
-  }
-  const o = obj as KubeObject;
-  const kind = o.kind ?? table.type.kind;
-  const apiVersion = o.apiVersion ?? table.apiVersion;
-  if (table.strategy.unstructured && kind !== table.type.kind) {
-    // Custom resources: a validation error, not a decoding one.
-    const message = `Invalid value: "${kind}": must be ${table.type.kind}`;
-    throw invalid(
-      kind,
-      o.metadata?.name ?? "",
-      [{ field: "kind", message }],
-      table.type.group,
-    );
-  }
-  if (kind !== table.type.kind || apiVersion !== table.apiVersion) {
-    const v = apiVersion.includes("/") ? apiVersion.split("/")[1] : apiVersion;
-    throw badRequest(
-      `${kind} in version "${v}" cannot be handled as a ${table.type.kind}: converting (${v}.${kind}) to (${
-        table.type.group || "core"
-      }.${table.type.kind}): unknown conversion`,
-    );
-  }
-  o.metadata ??= {};
-  return o;
+  return res;
 }
 
-/** 400 when the body's namespace is not the URL's. */
-export function checkNamespace(r: ResourceRoute, obj: KubeObject): void {
-  if (!r.table.type.namespaced) return;
-  const ns = obj.metadata.namespace;
-  if (ns && ns !== r.namespace) {
-    throw badRequest(
-      "the namespace of the provided object does not match the namespace sent on the request",
-    );
-  }
+/** A write of a route, its stages after decoding still to run. */
+function writeOf(
+  r: ResourceRoute,
+  q: URLSearchParams,
+  operation: Write["operation"],
+  object: KubeObject,
+  old: Entry | undefined,
+  dryRun = false,
+): Write {
+  return {
+    operation,
+    table: r.table,
+    namespace: r.table.type.namespaced ? r.namespace : "",
+    name: operation === "CREATE" && r.name === undefined
+      ? object.metadata?.name
+      : r.name,
+    subresource: r.subresource,
+    object,
+    oldObject: old?.obj,
+    dryRun,
+    fieldValidation: fieldValidationOf(q),
+    warnings: [],
+  };
 }
 
 /** POST to a collection: create. */
-export function create(
+export async function create(
   ctx: ServerContext,
   r: ResourceRoute,
   text: string,
   q: URLSearchParams,
-): Response {
+): Promise<Response> {
   const dryRun = checkDryRun("CreateOptions", q.getAll("dryRun"));
   const obj = parseBody(r.table, text);
   checkNamespace(r, obj);
   if (r.table.type.namespaced && !ctx.cluster.namespaceExists(r.namespace)) {
     throw notFound("namespaces", r.namespace);
   }
-  const e = ctx.cluster.create(r.table, obj, r.namespace, {
-    dryRun,
-    dropStatus: mainResourceStatus(r.table.strategy).dropOnCreate,
-  });
-  return jsonResponse(201, entryJson(e));
+  const w = writeOf(r, q, "CREATE", obj, undefined, dryRun);
+  return written(201, w, await admitAndStore(ctx, w));
 }
 
 /** POST to an object's subresource (`pods/binding`). */
@@ -165,60 +155,31 @@ export function post(
   return jsonResponse(res.status, JSON.stringify(res.body));
 }
 
-function parseJson(text: string, what: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch (err) {
-    throw badRequest(`error decoding ${what}: ${(err as Error).message}`);
-  }
-}
-
 /** PUT of an object or of its subresource. */
-export function replace(
+export async function replace(
   ctx: ServerContext,
   r: ResourceRoute,
   text: string,
-): Response {
+  q: URLSearchParams,
+): Promise<Response> {
   const sub = subresourceOf(r);
   if (sub && !sub.statusOnly) {
     if (!sub.update) throw noSuchResource();
     const old = stored(r);
     const kind = sub.discovery.kind ?? r.table.type.kind;
-    return updateThrough(ctx, r, sub, old, parseJson(text, kind));
+    const obj = sub.update(old, parseJson(text, kind));
+    const w = writeOf(r, q, "UPDATE", obj, old);
+    return written(200, w, await admitAndStore(ctx, w), sub);
   }
   const obj = parseBody(r.table, text);
   checkNamespace(r, obj);
-  const e = ctx.cluster.update(r.table, obj, {
-    namespace: r.namespace,
-    name: r.name,
-    statusOnly: sub?.statusOnly,
-    keepStatus: !sub && mainResourceStatus(r.table.strategy).keepOnUpdate,
-  });
-  return jsonResponse(200, entryJson(e));
+  const old = r.table.get(
+    keyOf(r.table.type.namespaced ? r.namespace : "", r.name!),
+  );
+  if (!old) throw notFound(r.table.type.resource, r.name!, r.table.type.group);
+  const w = writeOf(r, q, "UPDATE", obj, old);
+  return written(200, w, await admitAndStore(ctx, w));
 }
-
-/** Write the parent through a subresource and answer with its view. */
-function updateThrough(
-  ctx: ServerContext,
-  r: ResourceRoute,
-  sub: Subresource,
-  old: Entry,
-  body: unknown,
-): Response {
-  const e = ctx.cluster.update(r.table, sub.update!(old, body), {
-    namespace: r.namespace,
-    name: r.name,
-    statusOnly: sub.statusOnly,
-  });
-  return sub.view ? ok(sub.view(e)) : jsonResponse(200, entryJson(e));
-}
-
-const PATCH_TYPES = new Set([
-  "application/merge-patch+json",
-  "application/json-patch+json",
-  "application/strategic-merge-patch+json",
-  "application/apply-patch+yaml",
-]);
 
 /** PATCH of an object or of its subresource. */
 export async function patch(
@@ -268,136 +229,28 @@ export async function patch(
       name: r.name!,
       now: rfc3339(ctx.clock.now()),
     });
-    const status = mainResourceStatus(table.strategy);
     if (old) {
-      const e = ctx.cluster.update(table, obj, {
-        namespace: r.namespace,
-        name: r.name,
-        keepStatus: status.keepOnUpdate,
-      });
-      return jsonResponse(200, entryJson(e));
+      const w = writeOf(r, q, "UPDATE", obj, old);
+      return written(200, w, await admitAndStore(ctx, w));
     }
     checkNamespace(r, obj);
     if (table.type.namespaced && !ctx.cluster.namespaceExists(r.namespace)) {
       throw notFound("namespaces", r.namespace);
     }
-    const e = ctx.cluster.create(
-      table,
-      {
-        ...obj,
-        metadata: { ...obj.metadata, name: r.name },
-      },
-      r.namespace,
-      { dropStatus: status.dropOnCreate },
-    );
-    return jsonResponse(201, entryJson(e));
+    const w = writeOf(r, q, "CREATE", {
+      ...obj,
+      metadata: { ...obj.metadata, name: r.name },
+    }, undefined);
+    return written(201, w, await admitAndStore(ctx, w));
   }
   if (!old) throw notFound(table.type.resource, r.name!, table.type.group);
   if (sub && !(sub.view && sub.update)) throw noSuchResource();
   const current = sub ? sub.view!(old) : JSON.parse(entryJson(old));
-  let next: unknown;
-  try {
-    switch (contentType) {
-      case "application/merge-patch+json":
-        next = mergePatch(current, body);
-        break;
-      case "application/json-patch+json":
-        next = jsonPatch(current, body);
-        break;
-      default:
-        next = strategicMergePatch(current, body);
-    }
-  } catch (err) {
-    if (!(err instanceof PatchError)) throw err;
-    return statusResponse(
-      failure(
-        422,
-        "Invalid",
-        "the server rejected our request due to an error in our request",
-        {},
-      ),
-    );
+  const next = patched(contentType, current, body);
+  if (sub && !sub.statusOnly) {
+    const w = writeOf(r, q, "UPDATE", sub.update!(old, next), old);
+    return written(200, w, await admitAndStore(ctx, w), sub);
   }
-  if (sub && !sub.statusOnly) return updateThrough(ctx, r, sub, old, next);
-  const obj = next as KubeObject;
-  if (!obj || typeof obj !== "object" || !obj.metadata) {
-    throw badRequest("the patch produced an object without metadata");
-  }
-  if (obj.metadata.name !== undefined && obj.metadata.name !== r.name) {
-    throw badRequest(
-      `the name of the object (${obj.metadata.name}) does not match the name on the URL (${r.name})`,
-    );
-  }
-  const e = ctx.cluster.update(table, obj, {
-    namespace: r.namespace,
-    name: r.name,
-    statusOnly: sub?.statusOnly,
-    keepStatus: !sub && mainResourceStatus(table.strategy).keepOnUpdate,
-  });
-  return jsonResponse(200, entryJson(e));
-}
-
-/**
- * Decode a PATCH body as kube-apiserver does per patch type, with its
- * error answers. @throws {StatusError} 400, 422
- */
-function parsePatch(contentType: string, text: string): unknown {
-  if (contentType === "application/apply-patch+yaml") {
-    // JSON (what kubectl sends) is read as JSON, as sigs.k8s.io/yaml does.
-    const trimmed = text.trim();
-    if (trimmed.startsWith("{") || trimmed.startsWith("[")) {
-      try {
-        return JSON.parse(trimmed);
-      } catch {
-        // go-yaml reads it as a flow collection and stops at its end (the
-        // recorded answer of a real apiserver).
-        const open = trimmed.includes("[") ? "']'" : "'}'";
-        throw badRequest(
-          `error decoding YAML: error converting YAML to JSON: yaml: line 1: did not find expected ',' or ${open}`,
-        );
-      }
-    }
-    try {
-      return parseYaml(text);
-    } catch (err) {
-      if (!(err instanceof YamlError)) throw err;
-      // go-yaml's shape: "yaml: line N: <what is wrong>".
-      throw badRequest(
-        `error decoding YAML: error converting YAML to JSON: yaml: line ${err.line}: ${err.reason}`,
-      );
-    }
-  }
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch (err) {
-    if (contentType === "application/merge-patch+json") {
-      throw badRequest("Invalid JSON Patch");
-    }
-    if (contentType === "application/json-patch+json") {
-      throw badRequest("unexpected end of JSON input");
-    }
-    throw badRequest((err as Error).message);
-  }
-  if (contentType === "application/json-patch+json" && !Array.isArray(body)) {
-    const what = body === null
-      ? "null"
-      : typeof body === "object"
-      ? "object"
-      : typeof body;
-    throw badRequest(
-      `json: cannot unmarshal ${what} into Go value of type jsonpatch.Patch`,
-    );
-  }
-  if (contentType === "application/merge-patch+json" && Array.isArray(body)) {
-    const message = `Invalid value: "${
-      JSON.stringify(body)
-    }": couldn't get version/kind; json parse error: json: cannot unmarshal array into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`;
-    throw statusError(
-      failure(422, "Invalid", ` "" is invalid: patch: ${message}`, {
-        causes: [{ reason: "FieldValueInvalid", message, field: "patch" }],
-      }),
-    );
-  }
-  return body;
+  const w = writeOf(r, q, "UPDATE", patchedObject(r, next), old);
+  return written(200, w, await admitAndStore(ctx, w));
 }

@@ -313,7 +313,7 @@ async function dispatch(
       if (r.subresource !== undefined) return post(ctx, r, await req.text());
       return methodNotAllowed();
     case "PUT":
-      return replace(ctx, r, await req.text());
+      return replace(ctx, r, await req.text(), q);
     case "PATCH":
       return patch(ctx, r, req, q);
     case "DELETE":

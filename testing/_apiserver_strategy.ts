@@ -58,3 +58,38 @@ export function mainResourceStatus(strategy: ResourceStrategy): {
     keepOnUpdate: sub,
   };
 }
+
+/**
+ * The object a write stores as far as `status` goes, as the strategies'
+ * `PrepareForCreate`/`PrepareForUpdate` make it before validation: a
+ * write through the status subresource (`statusOnly`) keeps everything of
+ * the stored object but its status (the request's resourceVersion stays,
+ * for the conflict check); a write to the object itself, when status is a
+ * subresource, keeps the stored status (update) or none (create).
+ */
+export function statusPrepared(
+  strategy: ResourceStrategy,
+  obj: KubeObject,
+  old: KubeObject | undefined,
+  statusOnly: boolean,
+): KubeObject {
+  const rec = obj as unknown as Record<string, unknown>;
+  if (statusOnly && old) {
+    const next = JSON.parse(JSON.stringify(old)) as Record<string, unknown> & {
+      metadata: Record<string, unknown>;
+    };
+    if (rec.status === undefined) delete next.status;
+    else next.status = rec.status;
+    const rv = obj.metadata?.resourceVersion;
+    if (rv === undefined) delete next.metadata.resourceVersion;
+    else next.metadata.resourceVersion = rv;
+    return next as unknown as KubeObject;
+  }
+  const status = mainResourceStatus(strategy);
+  if (old ? !status.keepOnUpdate : !status.dropOnCreate) return obj;
+  const { status: _given, ...rest } = rec;
+  const prev = (old as unknown as Record<string, unknown> | undefined)?.status;
+  return (prev === undefined
+    ? rest
+    : { ...rest, status: prev }) as unknown as KubeObject;
+}

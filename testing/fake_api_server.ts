@@ -22,39 +22,12 @@ import { serveMutualTls, type ServerHandle } from "./_apiserver_mtls.ts";
 import { Cluster, keyOf } from "./_apiserver_registry.ts";
 import { namespaceRange } from "./_apiserver_store.ts";
 import type { Watch } from "./_apiserver_watch.ts";
+import { storeDirect } from "./_apiserver_write_chain.ts";
+import type { RequestRecord } from "./request_record.ts";
 
 export { FakeApiServerFaults } from "./fake_api_server_faults.ts";
 export type { FailNextOptions, SplitMode } from "./fake_api_server_faults.ts";
-
-/**
- * One logged request.
- *
- * @example Count the requests a client made
- * ```ts
- * import { FakeApiServer } from "@kubecache/core/testing";
- * import { ConfigMaps, KubeClient, KubeConfig } from "@kubecache/core";
- * import assert from "node:assert/strict";
- *
- * await using server = await FakeApiServer.start();
- * await using client = new KubeClient(KubeConfig.fromOptions({ server: server.url }));
- * await client.list(ConfigMaps, { namespace: "default", limit: 10 });
- * const [req] = server.requests.filter((r) => r.path.endsWith("/configmaps"));
- * assert.equal(req.method, "GET");
- * assert.equal(req.path, "/api/v1/namespaces/default/configmaps");
- * assert.equal(req.query.get("limit"), "10");
- * assert.equal(typeof req.at, "number");
- * ```
- */
-export interface RequestRecord {
-  /** HTTP method. */
-  method: string;
-  /** URL path. */
-  path: string;
-  /** URL query. */
-  query: URLSearchParams;
-  /** Time received, epoch ms on the server's clock. */
-  at: number;
-}
+export type { RequestRecord } from "./request_record.ts";
 
 /**
  * TLS material of a {@link FakeApiServer}, all PEM.
@@ -365,7 +338,8 @@ export class FakeApiServer implements AsyncDisposable {
    * @throws {TypeError} when the type is not served by this server
    */
   create<T extends KubeObject>(type: ResourceType<T>, obj: T): T {
-    return this.#cluster.create(this.#cluster.table(type), obj).obj as T;
+    const table = this.#cluster.table(type);
+    return storeDirect(this.#cluster, table, "CREATE", obj).obj as T;
   }
 
   /**
@@ -380,7 +354,8 @@ export class FakeApiServer implements AsyncDisposable {
    * @throws {TypeError} when the type is not served by this server
    */
   update<T extends KubeObject>(type: ResourceType<T>, obj: T): T {
-    return this.#cluster.update(this.#cluster.table(type), obj, {
+    const table = this.#cluster.table(type);
+    return storeDirect(this.#cluster, table, "UPDATE", obj, {
       unvalidated: true,
     }).obj as T;
   }
