@@ -27,6 +27,7 @@ import {
 import type { EventRecorder } from "./event_recorder.ts";
 import { isTerminal } from "./terminal_error.ts";
 import type { Counter, Gauge, Histogram, MetricsRegistry } from "./metrics.ts";
+import { workqueueMetrics } from "./_workqueue_metrics.ts";
 import { groupOf } from "./owners.ts";
 import type { Predicate } from "./predicates.ts";
 
@@ -382,7 +383,6 @@ const RECONCILE_BUCKETS = [
   0.01,
   0.025,
   0.05,
-  0.075,
   0.1,
   0.15,
   0.2,
@@ -420,10 +420,6 @@ const RECONCILE_BUCKETS = [
   50,
   60,
 ];
-
-/** client-go's workqueue duration buckets: 10 ns × 10^i, i = 0..9. */
-const WORKQUEUE_BUCKETS = Array.from({ length: 10 }, (_, i) => 1e-8 * 10 ** i)
-  .map((b) => Number(b.toPrecision(1)));
 
 /**
  * One controller (controller-runtime `Controller`, kube-rs `Controller`):
@@ -515,21 +511,10 @@ export class Controller {
     this.#reconcile = reconcile;
     this.#recorder = host.eventRecorder(name);
     const m = host.metrics;
-    const queueDuration = m.histogram(
-      "workqueue_queue_duration_seconds",
-      "How long in seconds an item stays in workqueue before being requested.",
-      { labelNames: ["name"], buckets: WORKQUEUE_BUCKETS },
-    ).with({ name });
-    const workDuration = m.histogram(
-      "workqueue_work_duration_seconds",
-      "How long in seconds processing an item from workqueue takes.",
-      { labelNames: ["name"], buckets: WORKQUEUE_BUCKETS },
-    ).with({ name });
     this.#queue = new RateLimitingQueue<string>(opts.rateLimiter, {
       name,
       clock: host.clock,
-      onDuration: (which, ms) =>
-        (which === "queue" ? queueDuration : workDuration).observe(ms / 1000),
+      onDuration: workqueueMetrics(m, name).onDuration,
     });
     const label = { controller: name };
     this.#m = {

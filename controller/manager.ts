@@ -45,6 +45,8 @@ import {
   type ServeOptions,
 } from "./health.ts";
 import { MetricsRegistry } from "./metrics.ts";
+import { registerProcessMetrics } from "./_process_metrics.ts";
+import { workqueueMetrics } from "./_workqueue_metrics.ts";
 
 /**
  * Leader election settings of a {@link Manager} (controller-runtime
@@ -715,7 +717,7 @@ export class Manager implements AsyncDisposable {
   ): Promise<void> {
     const leading = this.metrics.gauge(
       "leader_election_master_status",
-      "Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master. 'name' is the string used to identify the lease.",
+      "Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master. 'name' is the string used to identify the lease. Please make sure to group by name.",
       { labelNames: ["name"] },
     ).with({ name: le.name });
     leading.set(0);
@@ -827,35 +829,9 @@ export class Manager implements AsyncDisposable {
 
   #registerMetrics(): void {
     const m = this.metrics;
+    registerProcessMetrics(m);
     const gauge = (name: string, help: string, labelNames: string[]) =>
       m.gauge(name, help, { labelNames });
-    const depth = gauge(
-      "workqueue_depth",
-      "Current depth of workqueue",
-      ["name"],
-    );
-    const adds = m.counter(
-      "workqueue_adds_total",
-      "Total number of adds handled by workqueue",
-      {
-        labelNames: ["name"],
-      },
-    );
-    const retries = m.counter(
-      "workqueue_retries_total",
-      "Total number of retries handled by workqueue",
-      { labelNames: ["name"] },
-    );
-    const unfinished = gauge(
-      "workqueue_unfinished_work_seconds",
-      "How many seconds of work has been done that is in progress and hasn't been observed by work_duration. Large values indicate stuck threads. One can deduce the number of stuck threads by observing the rate at which this increases.",
-      ["name"],
-    );
-    const longest = gauge(
-      "workqueue_longest_running_processor_seconds",
-      "How many seconds has the longest running processor for workqueue been running.",
-      ["name"],
-    );
     const synced = gauge(
       "kubecache_informer_synced",
       "1 when the informer has synced its initial list, else 0.",
@@ -873,15 +849,7 @@ export class Manager implements AsyncDisposable {
     );
     m.addCollector(() => {
       for (const c of this.#controllers) {
-        const q = c.queue.metrics();
-        const name = { name: c.name };
-        depth.with(name).set(q.depth);
-        const a = adds.with(name);
-        a.inc(Math.max(0, q.adds - a.get()));
-        const r = retries.with(name);
-        r.inc(Math.max(0, q.retries - r.get()));
-        unfinished.with(name).set(q.unfinishedWorkMs / 1000);
-        longest.with(name).set(q.longestRunningProcessorMs / 1000);
+        workqueueMetrics(m, c.name).update(c.queue.metrics());
       }
       for (const [resource, informer] of this.#informers) {
         const label = { resource };

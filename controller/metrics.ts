@@ -195,14 +195,18 @@ export abstract class Metric<S> {
     return this.#series.delete(key);
   }
 
-  /** @internal Every series, sorted by label values. */
+  /**
+   * @internal Every series, sorted as client_golang sorts them: by label
+   * values, the labels taken in name order.
+   */
   series(): { labels: Labels; series: S }[] {
     if (this.labelNames.length === 0 && this.#series.size === 0) {
       this.with({});
     }
-    return [...this.#series.entries()].sort(([a], [b]) =>
-      a < b ? -1 : a > b ? 1 : 0
-    ).map(([, e]) => e);
+    const names = [...this.labelNames].sort();
+    const key = (l: Labels) => names.map((n) => l[n]).join("\u0000");
+    return [...this.#series.values()].map((e) => [key(e.labels), e] as const)
+      .sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0).map(([, e]) => e);
   }
 
   /** The unlabelled series (a family without labels). */
@@ -500,10 +504,10 @@ export class Histogram extends Metric<HistogramSeries> {
   lines(s: HistogramSeries, labels: string): string[] {
     const inner = labels === "" ? "" : `${labels.slice(1, -1)},`;
     const out = s.buckets().map(([le, n]) =>
-      `${this.name}_bucket{${inner}le="${formatValue(le)}"} ${n}`
+      `${this.name}_bucket{${inner}le="${formatValue(le)}"} ${formatValue(n)}`
     );
     out.push(`${this.name}_sum${labels} ${formatValue(s.sum())}`);
-    out.push(`${this.name}_count${labels} ${s.count()}`);
+    out.push(`${this.name}_count${labels} ${formatValue(s.count())}`);
     return out;
   }
   /**
@@ -520,9 +524,10 @@ export class Histogram extends Metric<HistogramSeries> {
  * `Registry` and its text encoder): {@link MetricsRegistry.counter},
  * {@link MetricsRegistry.gauge} and {@link MetricsRegistry.histogram}
  * create (or return, when asked again with the same shape) a family;
- * {@link MetricsRegistry.expose} writes the Prometheus text format 0.0.4,
- * families sorted by name, series by label values. A labelled family with
- * no series yet is left out, as client_golang does.
+ * {@link MetricsRegistry.expose} writes the Prometheus text format 0.0.4
+ * byte for byte as client_golang does: families sorted by name, labels by
+ * name, series by label values, numbers in Go's shortest form (`1e-08`,
+ * `3.7556224e+07`). A labelled family with no series yet is left out.
  *
  * Values read at scrape time (a queue's depth, an informer's sync state)
  * are set by collectors, {@link MetricsRegistry.addCollector}, run at the
@@ -765,19 +770,40 @@ function checkNumber(call: string, name: string, value: unknown): void {
   }
 }
 
-/** A sample value as client_golang writes it: `+Inf`, `-Inf`, `NaN`, else the shortest decimal. */
+/**
+ * A sample value (or bucket bound) as client_golang's text encoder writes
+ * it: `strconv.AppendFloat(f, 'g', -1, 64)`, i.e. the shortest digits that
+ * read back to the same number, in exponent form (`1e-08`, `3.7556224e+07`)
+ * when the exponent is below -4 or at least 6, else in decimal form; `+Inf`,
+ * `-Inf`, `NaN`. The same text as a Go controller's, so a query that matches
+ * a bucket by its `le` string (`le="1e-08"`) works on both.
+ */
 function formatValue(v: number): string {
   if (v === Infinity) return "+Inf";
   if (v === -Infinity) return "-Inf";
   if (Number.isNaN(v)) return "NaN";
+  if (v === 0) return "0";
+  // toExponential() without digits gives the shortest round-trip digits,
+  // as Go's shortest formatting does.
+  const [mantissa, e] = v.toExponential().split("e");
+  const exp = Number(e);
+  if (exp < -4 || exp >= 6) {
+    const sign = exp < 0 ? "-" : "+";
+    const digits = String(Math.abs(exp)).padStart(2, "0");
+    return `${mantissa}e${sign}${digits}`;
+  }
   return String(v);
 }
 
-/** `{a="x",b="y"}` in the family's label order; "" without labels. */
+/**
+ * `{a="x",b="y"}`, labels sorted by name as client_golang writes them
+ * (whatever order they were declared in); "" without labels.
+ */
 function formatLabels(names: readonly string[], labels: Labels): string {
   if (names.length === 0) return "";
   return `{${
-    names.map((n) => `${n}="${escapeLabelValue(labels[n])}"`).join(",")
+    [...names].sort().map((n) => `${n}="${escapeLabelValue(labels[n])}"`)
+      .join(",")
   }}`;
 }
 

@@ -180,3 +180,47 @@ Deno.test("MetricsRegistry series take only numbers: a string would be written i
   );
   assert.ok(Number.isNaN(fams.get("g")!.samples[0].value));
 });
+
+Deno.test("MetricsRegistry.expose() writes numbers as client_golang does (Go's shortest 'g' form) and labels sorted by name", () => {
+  const r = new MetricsRegistry();
+  const g = r.gauge("v", "V.", { labelNames: ["x"] });
+  // Expected strings: Go's strconv.FormatFloat(f, 'g', -1, 64).
+  const cases: [number, string][] = [
+    [0, "0"],
+    [1, "1"],
+    [-1, "-1"],
+    [0.5, "0.5"],
+    [0.0001, "0.0001"],
+    [0.00001, "1e-05"],
+    [1e-8, "1e-08"],
+    [9.999999999999999e-6, "9.999999999999999e-06"],
+    [123456, "123456"],
+    [1234567, "1.234567e+06"],
+    [37556224, "3.7556224e+07"],
+    [1796532468.958, "1.796532468958e+09"],
+    [18446744073709551615, "1.8446744073709552e+19"],
+    [-2.5e-7, "-2.5e-07"],
+  ];
+  cases.forEach(([v], i) => g.with({ x: String(i).padStart(2, "0") }).set(v));
+  const lines = r.expose().split("\n").filter((l) => l.startsWith("v{"));
+  assert.deepEqual(
+    lines,
+    cases.map(([, s], i) => `v{x="${String(i).padStart(2, "0")}"} ${s}`),
+  );
+  // Labels in name order whatever the declared order; le last; counts as floats.
+  const h = r.histogram("h", "H.", {
+    labelNames: ["name", "controller"],
+    buckets: [1e-8],
+  });
+  for (let i = 0; i < 1_000_000; i++) {
+    h.with({ name: "n", controller: "c" }).observe(1);
+  }
+  const text = r.expose();
+  assert.match(text, /^h_bucket\{controller="c",name="n",le="1e-08"\} 0$/m);
+  assert.match(
+    text,
+    /^h_bucket\{controller="c",name="n",le="\+Inf"\} 1e\+06$/m,
+  );
+  assert.match(text, /^h_count\{controller="c",name="n"\} 1e\+06$/m);
+  assert.match(text, /^h_sum\{controller="c",name="n"\} 1e\+06$/m);
+});
