@@ -35,6 +35,7 @@ import {
   WebhookBuilder,
   webhookPath,
   WebhookRegistry,
+  WebhookServer,
 } from "@kubecache/core/controller";
 import { FakeClock, FakeControllerSource } from "@kubecache/core/testing";
 
@@ -488,6 +489,30 @@ function rows(
       () => new WebhookRegistry().handle("validate", () => ({} as Any)),
       TypeError,
       'WebhookRegistry.handle: path must start with "/" and not be /convert, got "validate"',
+    ],
+    [
+      () =>
+        new WebhookServer({ port: -1, certFile: "c", keyFile: "k" }, {
+          registry: new WebhookRegistry(),
+        }),
+      RangeError,
+      "new WebhookServer: opts.port must be a port number 0-65535, got -1",
+    ],
+    [
+      () =>
+        new WebhookServer({ port: 0, certFile: "", keyFile: "k" }, {
+          registry: new WebhookRegistry(),
+        }),
+      TypeError,
+      'new WebhookServer: opts.certFile must be a non-empty string, got ""',
+    ],
+    [
+      () =>
+        new WebhookServer({ port: 0, certFile: "c", keyFile: "k" }, {
+          registry: {} as Any,
+        }),
+      TypeError,
+      "new WebhookServer: ctx.registry must be a WebhookRegistry, got an object",
     ],
     [
       () => jsonPatchOf(undefined, {}),

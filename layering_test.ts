@@ -83,6 +83,12 @@ const SHARED_PRIVATE: Record<string, ReadonlySet<string>> = {
     "testing/_apiserver_decode.ts",
   ]),
   "workqueue/_validate.ts": new Set(["controller/_check.ts"]),
+  // The webhook server re-reads its serving certificate as the client
+  // re-reads its client certificate: one watcher of a file pair.
+  "client/_cert_files.ts": new Set(["controller/webhook_server.ts"]),
+  // FakeApiServer's mutual TLS runs on node:https as the webhook server
+  // does, through the one bridge to a fetch-style handler.
+  "controller/_https_bridge.ts": new Set(["testing/_apiserver_mtls.ts"]),
 };
 
 const IMPORT_RE = new RegExp(

@@ -1,7 +1,9 @@
 /**
  * Client certificate and key files re-read when they change (client-go
  * `transport/cert_rotation.go` and `cachingCertificateLoader`). Private to
- * client/; `KubeClient` asks before each request.
+ * client/, where `KubeClient` asks before each request; the webhook server
+ * of controller/ watches its serving certificate with it too
+ * (controller-runtime's `certwatcher`).
  *
  * @module
  */
@@ -33,6 +35,7 @@ export class CertFiles {
   readonly #keyFile: string;
   readonly #clock: Clock;
   readonly #onWarning: (message: string) => void;
+  readonly #purpose: string;
   #pair: CertPair | undefined;
   /** The files' identity when last read (good or bad). */
   #stamp = "";
@@ -42,8 +45,14 @@ export class CertFiles {
 
   constructor(
     files: { certFile: string; keyFile: string; initial?: CertPair },
-    opts: { clock: Clock; onWarning: (message: string) => void },
+    opts: {
+      clock: Clock;
+      onWarning: (message: string) => void;
+      /** What the pair is, in warnings. Default "client certificate". */
+      purpose?: string;
+    },
   ) {
+    this.#purpose = opts.purpose ?? "client certificate";
     this.#certFile = files.certFile;
     this.#keyFile = files.keyFile;
     this.#pair = files.initial;
@@ -106,7 +115,7 @@ export class CertFiles {
     if (this.#warned === what) return;
     this.#warned = what;
     this.#onWarning(
-      `Cannot use client certificate ${this.#certFile} with key ${this.#keyFile}: ${
+      `Cannot use ${this.#purpose} ${this.#certFile} with key ${this.#keyFile}: ${
         errorMessage(err)
       }; ${
         this.#pair ? "using the pair read before" : "no pair read yet"
