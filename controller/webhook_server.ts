@@ -27,6 +27,7 @@ import {
 import https from "node:https";
 import { checkPort } from "./_check.ts";
 import { bridge } from "./_https_bridge.ts";
+import { exponentialBuckets } from "./_workqueue_metrics.ts";
 import type { Counter, Gauge, Histogram, MetricsRegistry } from "./metrics.ts";
 import { WebhookRegistry } from "./webhook.ts";
 
@@ -91,7 +92,7 @@ const MAX_BODY_BYTES = 7 * 1024 * 1024;
  * controller-runtime's `ExponentialBuckets(10e-9, 10, 12)` for
  * `controller_runtime_webhook_latency_seconds`.
  */
-const LATENCY_BUCKETS = Array.from({ length: 12 }, (_, i) => 1e-8 * 10 ** i);
+const LATENCY_BUCKETS = exponentialBuckets(10e-9, 10, 12);
 
 /**
  * An HTTPS server for a {@link WebhookRegistry}, as controller-runtime's

@@ -119,14 +119,14 @@ Deno.test({
     assert.match(
       text,
       new RegExp(
-        `^controller_runtime_webhook_requests_total\\{${label},code="200"\\} 2$`,
+        `^controller_runtime_webhook_requests_total\\{code="200",${label}\\} 2$`,
         "m",
       ),
     );
     assert.match(
       text,
       new RegExp(
-        `^controller_runtime_webhook_requests_total\\{${label},code="500"\\} 0$`,
+        `^controller_runtime_webhook_requests_total\\{code="500",${label}\\} 0$`,
         "m",
       ),
     );
@@ -147,7 +147,7 @@ Deno.test({
     // controller-runtime's buckets: 1e-8 s times powers of ten.
     assert.match(
       text,
-      /controller_runtime_webhook_latency_seconds_bucket\{webhook="[^"]+",le="1e-8"\} /,
+      /controller_runtime_webhook_latency_seconds_bucket\{webhook="[^"]+",le="1e-08"\} /,
     );
     // Garbage is answered with a coded denial, never a crash.
     {
