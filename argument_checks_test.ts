@@ -22,10 +22,14 @@ import {
   MaxOfRateLimiter,
   metadataListWatch,
   newSharedIndexInformer,
+  parseShardSelector,
   Pods,
   RateLimitingQueue,
   resourceType,
   runWorkers,
+  shardHash,
+  shardRange,
+  shardSelector,
   SharedInformerFactory,
   WorkQueue,
 } from "@kubecache/core";
@@ -199,6 +203,62 @@ function rows(
         ),
       RangeError,
       'KubeClient: opts.listWatchTransport must be "socket" or "fetch", got "http1"',
+    ],
+    [
+      () => client.list(ConfigMaps, { shardSelector: 7 as Any }),
+      TypeError,
+      "KubeClient.list: options.shardSelector must be a string, got 7",
+    ],
+    // shard selectors
+    [
+      () => shardRange("metadata.uid" as Any, 0n, 1n),
+      TypeError,
+      'shardRange: field must be "object.metadata.uid" or "object.metadata.namespace", got "metadata.uid"',
+    ],
+    [
+      () => shardRange("object.metadata.uid", 0 as Any, 1n),
+      TypeError,
+      "shardRange: start must be a bigint or a 0x-prefixed hex string, got 0",
+    ],
+    [
+      () => shardRange("object.metadata.uid", 0n, 2n ** 65n),
+      RangeError,
+      "shardRange: end must be within [0, 2^64], got 36893488147419103232n",
+    ],
+    [
+      () => shardRange("object.metadata.uid", 9n, 2n),
+      RangeError,
+      "shardRange: start must be less than end, got 0x0000000000000009 and 0x0000000000000002",
+    ],
+    [
+      () => shardSelector(),
+      TypeError,
+      "shardSelector: terms must name at least one range",
+    ],
+    [
+      () => shardSelector(5 as Any),
+      TypeError,
+      "shardSelector: terms[0] must be a string, got 5",
+    ],
+    [
+      () => parseShardSelector(undefined as Any),
+      TypeError,
+      "parseShardSelector: selector must be a string, got undefined",
+    ],
+    [
+      () => shardHash(12 as Any),
+      TypeError,
+      "shardHash: value must be a string, got 12",
+    ],
+    [
+      () => listWatch(client, Pods, { shardSelector: "uid < 5" }),
+      TypeError,
+      'listWatch: filters.shardSelector must be a shard selector (unsupported function "_<_"; only shardRange() and || are allowed), got "uid < 5"',
+    ],
+    [
+      () => factory.informerFor(Pods, { shardSelector: 3 as Any }),
+      TypeError,
+      "SharedInformerFactory.informerFor: opts.shardSelector must be a string, got 3",
     ],
     // listWatch, metadataListWatch
     [

@@ -55,6 +55,17 @@ export interface ListOptions {
   /** Watch-list: stream the current state as ADDED events before changes. */
   sendInitialEvents?: boolean;
   /**
+   * Server-side sharded list and watch (kube-apiserver 1.36+ with the
+   * `ShardedListAndWatch` feature gate): only the objects whose 64-bit
+   * FNV-1a hash of a field is in one of the ranges, e.g.
+   * `shardRange(object.metadata.uid, '0x0000000000000000', '0x8000000000000000')`
+   * (build it with `shardRange` and `shardSelector`). A server that applied
+   * it echoes it in the list's `metadata.shardInfo`; an older server ignores
+   * it and sends everything. `KubeClient` sends it as given; `listWatch`,
+   * informers and the Reflector also filter what the server did not.
+   */
+  shardSelector?: string;
+  /**
    * Of a list, and not sent to the server: called at most once with the
    * list's metadata (`resourceVersion`, `continue`) as soon as the response
    * has delivered it, before the items are decoded (the API server writes a
@@ -98,6 +109,11 @@ export interface ObjectList<T> {
     continue?: string;
     /** How many items remain after this page, when the server knows. */
     remainingItemCount?: number;
+    /**
+     * Set by a server that applied the request's `shardSelector`: the
+     * selector, as the server writes it (apimachinery `ShardInfo`).
+     */
+    shardInfo?: { selector: string };
   };
   /** The objects of this page. */
   items: T[];

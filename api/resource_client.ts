@@ -22,6 +22,8 @@ import {
 import type { KubeObject, PartialObjectMetadata } from "./object.ts";
 import type { ResourceType } from "./resources.ts";
 import { toPartialObjectMetadata } from "./_partial_metadata.ts";
+import { checkShardSelector } from "./shard_selector.ts";
+import { shardFilteredListWatch } from "./shard_filter.ts";
 import {
   checkFunction,
   checkMethods,
@@ -121,6 +123,17 @@ export interface ListWatchOptions {
   /** Field selector, e.g. `"spec.nodeName=node-1"`. */
   fieldSelector?: string;
   /**
+   * Shard selector (`shardRange(...)` terms joined by `||`): only the
+   * objects whose hash of `metadata.uid` (or `metadata.namespace`) is in
+   * the ranges. Sent to the server, which filters when it has the
+   * `ShardedListAndWatch` gate (kube-apiserver 1.36+); what it did not
+   * filter (no `shardInfo` on a list) is filtered here with the same hash,
+   * so the objects are the same on any server version. A per-call
+   * `shardSelector` (from a factory's `tweakListOptions`) is honoured the
+   * same way when this is unset.
+   */
+  shardSelector?: string;
+  /**
    * Applied to every listed item as it is decoded and to every watched
    * object, e.g. `stripManagedFields`. An informer's own `transform` runs
    * only once a whole list has been received (the Reflector hands complete
@@ -184,13 +197,30 @@ function checkListWatchArgs(
   checkOptionalString(call, "filters.namespace", filters.namespace);
   checkOptionalString(call, "filters.labelSelector", filters.labelSelector);
   checkOptionalString(call, "filters.fieldSelector", filters.fieldSelector);
+  checkShardSelector(call, "filters.shardSelector", filters.shardSelector);
   if (filters.transform !== undefined) {
     checkFunction(call, "filters.transform", filters.transform);
   }
 }
 
-/** A ListerWatcher of `type` with `filters` and, if set, these Accept headers. */
+/**
+ * A ListerWatcher of `type` with `filters` and, if set, these Accept
+ * headers; with a shard selector (fixed, or per call), filtered to the
+ * shard whatever the server does.
+ */
 function filteredListWatch<T extends KubeObject>(
+  client: ResourceClient,
+  type: ResourceType<KubeObject>,
+  filters: ListWatchOptions,
+  accept?: { list: string; watch: string },
+): ListerWatcher<T> {
+  return shardFilteredListWatch(
+    unshardedListWatch<T>(client, type, filters, accept),
+    filters.shardSelector || undefined,
+  );
+}
+
+function unshardedListWatch<T extends KubeObject>(
   client: ResourceClient,
   type: ResourceType<KubeObject>,
   filters: ListWatchOptions,
@@ -205,6 +235,7 @@ function filteredListWatch<T extends KubeObject>(
     if (filters.namespace) merged.namespace = filters.namespace;
     if (filters.labelSelector) merged.labelSelector = filters.labelSelector;
     if (filters.fieldSelector) merged.fieldSelector = filters.fieldSelector;
+    if (filters.shardSelector) merged.shardSelector = filters.shardSelector;
     if (accept) merged.accept = accept;
     return merged;
   };

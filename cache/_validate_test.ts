@@ -175,6 +175,11 @@ Deno.test("Reflector checks its arguments at the call", async () => {
     "new Reflector: store must be a store such as a DeltaFIFO (with add, update, delete, replace, resync methods), got an array",
   );
   await throwsAtCall(
+    () => new Reflector(source, new DeltaFIFO(), { shardSelector: 5 as Any }),
+    TypeError,
+    "new Reflector: opts.shardSelector must be a string, got 5",
+  );
+  await throwsAtCall(
     () => new Reflector(source, new DeltaFIFO(), { pageSize: -5 }),
     RangeError,
     "new Reflector: opts.pageSize must be a number >= 0, got -5",

@@ -33,6 +33,7 @@ import {
   type ResourceClient,
 } from "../api/resource_client.ts";
 import type { ResourceType } from "../api/resources.ts";
+import { checkShardSelector } from "../api/shard_selector.ts";
 
 /**
  * Options of a {@link SharedInformerFactory}; each applies to every informer it makes.
@@ -116,6 +117,12 @@ export interface InformerForOptions<T extends KubeObject> {
   labelSelector?: string;
   /** Field selector of this informer. */
   fieldSelector?: string;
+  /**
+   * Shard selector of this informer (`shardRange(...)` terms joined by
+   * `||`): it caches only the objects in the ranges, filtered by the server
+   * where it supports sharded list and watch and by the informer otherwise.
+   */
+  shardSelector?: string;
   /** Resync period (ms) if this call creates the informer; default: the factory's. */
   resyncPeriod?: number;
   /** Indexes to have; names the informer lacks are added. */
@@ -225,6 +232,11 @@ export class SharedInformerFactory implements AsyncDisposable {
   ): SharedIndexInformer<T> {
     checkResourceType("SharedInformerFactory.informerFor", "type", type);
     checkOptions("SharedInformerFactory.informerFor", "opts", opts);
+    checkShardSelector(
+      "SharedInformerFactory.informerFor",
+      "opts.shardSelector",
+      opts.shardSelector,
+    );
     return this.#informer(type, opts, false);
   }
 
@@ -264,6 +276,11 @@ export class SharedInformerFactory implements AsyncDisposable {
       type,
     );
     checkOptions("SharedInformerFactory.metadataInformerFor", "opts", opts);
+    checkShardSelector(
+      "SharedInformerFactory.metadataInformerFor",
+      "opts.shardSelector",
+      opts.shardSelector,
+    );
     return this.#informer(
       type as unknown as ResourceType<PartialObjectMetadata>,
       opts,
@@ -284,6 +301,7 @@ export class SharedInformerFactory implements AsyncDisposable {
       namespace,
       opts.labelSelector ?? "",
       opts.fieldSelector ?? "",
+      opts.shardSelector ?? "",
       metadata,
     ]);
     let entry = this.#entries.get(key);
@@ -450,6 +468,7 @@ export class SharedInformerFactory implements AsyncDisposable {
       namespace: type.namespaced ? opts.namespace : undefined,
       labelSelector: opts.labelSelector,
       fieldSelector: opts.fieldSelector,
+      shardSelector: opts.shardSelector,
     };
     const lw = metadata
       ? metadataListWatch(this.#client, type, filters) as ListerWatcher<

@@ -39,6 +39,17 @@ export * from "../api/readonly.ts";
 export * from "../api/callback.ts";
 export * from "../api/listwatch.ts";
 export * from "../api/resource_client.ts";
+export {
+  newShardMatcher,
+  parseShardSelector,
+  type ShardField,
+  shardHash,
+  type ShardMatcher,
+  shardRange,
+  type ShardRangeRequirement,
+  shardSelector,
+  ShardSelectorError,
+} from "../api/shard_selector.ts";
 export type { ResourceType } from "../api/resources.ts";
 // The cache machinery.
 export * from "./keys.ts";

@@ -45,6 +45,8 @@ import {
 import { type Clock, realClock } from "../api/clock.ts";
 import type { ExpectedType, ListerWatcher } from "../api/listwatch.ts";
 import type { KubeObject } from "../api/object.ts";
+import { checkShardSelector } from "../api/shard_selector.ts";
+import { shardFilteredListWatch } from "../api/shard_filter.ts";
 
 import type { ReflectorStore } from "./store.ts";
 
@@ -186,6 +188,16 @@ export interface ReflectorOptions {
    * (400/422) or sends no end-of-initial-events bookmark. @default {false}
    */
   useWatchList?: boolean;
+  /**
+   * Shard selector of every list and watch (`shardRange(...)` terms joined
+   * by `||`, see `shardRange`): the store gets only the objects in the
+   * ranges. A list page whose `metadata.shardInfo.selector` echoes it was
+   * filtered by the server; any other page, and every watch event, is
+   * tested here with the server's 64-bit FNV-1a hash and range test, so the
+   * store's contents do not depend on the server's version.
+   * @default {none: no sharding}
+   */
+  shardSelector?: string;
 }
 
 /**
@@ -365,6 +377,10 @@ export class Reflector<T extends KubeObject = KubeObject>
       );
     }
     checkClock(call, "opts.clock", opts.clock);
+    checkShardSelector(call, "opts.shardSelector", opts.shardSelector);
+    if (opts.shardSelector) {
+      lw = shardFilteredListWatch(lw, opts.shardSelector);
+    }
     this.#lw = lw;
     this.#store = store;
     this.name = opts.name ?? lw.description ?? "reflector";

@@ -35,6 +35,17 @@ export * from "../api/types.ts";
 export * from "../api/errors.ts";
 export * from "../api/listwatch.ts";
 export * from "../api/resource_client.ts";
+export {
+  newShardMatcher,
+  parseShardSelector,
+  type ShardField,
+  shardHash,
+  type ShardMatcher,
+  shardRange,
+  type ShardRangeRequirement,
+  shardSelector,
+  ShardSelectorError,
+} from "../api/shard_selector.ts";
 // The HTTP side. The transport (Deno.HttpClient setup) is internal, and the
 // kubectl column printers belong to the CLI (`@kubecache/core/cli`).
 export * from "./rest.ts";

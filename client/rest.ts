@@ -392,6 +392,7 @@ const LIST_PARAMS = [
   "timeoutSeconds",
   "allowWatchBookmarks",
   "sendInitialEvents",
+  "shardSelector",
 ] as const;
 
 /**
@@ -1026,6 +1027,7 @@ function checkSubresource(call: string, value: unknown): void {
 function checkSelectors(call: string, opts: ListCallOptions): void {
   checkOptionalString(call, "options.labelSelector", opts.labelSelector);
   checkOptionalString(call, "options.fieldSelector", opts.fieldSelector);
+  checkOptionalString(call, "options.shardSelector", opts.shardSelector);
 }
 
 /**

@@ -34,6 +34,8 @@ export interface ServerContext {
   tooLargeDelayMs: number;
   /** Whether the server knows watch-list (`sendInitialEvents`, 1.27+). */
   watchList: boolean;
+  /** Whether the server applies `shardSelector` (KEP-5866, 1.36+ with the gate). */
+  shardedListAndWatch: boolean;
 }
 
 /** A request resolved to a table, namespace, name and subresource. */

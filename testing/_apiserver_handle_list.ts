@@ -12,7 +12,12 @@ import {
   type ServerContext,
 } from "./_apiserver_context.ts";
 import type { Encoder } from "./_apiserver_encode.ts";
-import { both, fieldMatcher, labelMatcher } from "./_apiserver_select.ts";
+import {
+  both,
+  fieldMatcher,
+  labelMatcher,
+  shardMatcher,
+} from "./_apiserver_select.ts";
 import {
   badRequest,
   continueTooOld,
@@ -264,9 +269,13 @@ export async function list(
   const { table } = r;
   let limit = parseInt64(q.get("limit"));
   if (limit !== undefined && limit <= 0) limit = undefined;
+  const shard = shardMatcher(ctx.shardedListAndWatch, q.get("shardSelector"));
   const match = both(
-    labelMatcher(q.get("labelSelector")),
-    fieldMatcher(table.strategy, q.get("fieldSelector")),
+    both(
+      labelMatcher(q.get("labelSelector")),
+      fieldMatcher(table.strategy, q.get("fieldSelector")),
+    ),
+    shard && ((obj) => shard.matches(obj)),
   );
   const src = await listSource(ctx, table, q, limit);
   if (!src.paged) limit = undefined;
@@ -287,5 +296,6 @@ export async function list(
     meta.continue = encodeContinue(src.rv, items[items.length - 1].key);
     if (!match) meta.remainingItemCount = end - i;
   }
+  if (shard) meta.shardInfo = { selector: shard.canonical };
   return enc.list(table, items, meta);
 }

@@ -16,7 +16,12 @@ import {
 import type { Encoder } from "./_apiserver_encode.ts";
 import { parseCacheRV } from "./_apiserver_handle_list.ts";
 import type { Cluster } from "./_apiserver_registry.ts";
-import { both, fieldMatcher, labelMatcher } from "./_apiserver_select.ts";
+import {
+  both,
+  fieldMatcher,
+  labelMatcher,
+  shardMatcher,
+} from "./_apiserver_select.ts";
 import { invalidListOptions, watchTooOld } from "./_apiserver_status.ts";
 import { errorEventBody, Watch } from "./_apiserver_watch.ts";
 
@@ -94,9 +99,13 @@ export function watch(
   const bookmarksParam = q.get("allowWatchBookmarks");
   const bookmarks = bookmarksParam === "true" || bookmarksParam === "1";
   const { sendInitialEvents } = validateWatchMatch(q, ctx.watchList);
+  const shard = shardMatcher(ctx.shardedListAndWatch, q.get("shardSelector"));
   const match = both(
-    labelMatcher(q.get("labelSelector")),
-    fieldMatcher(r.table.strategy, q.get("fieldSelector")),
+    both(
+      labelMatcher(q.get("labelSelector")),
+      fieldMatcher(r.table.strategy, q.get("fieldSelector")),
+    ),
+    shard && ((obj) => shard.matches(obj)),
   );
   const rvParam = q.get("resourceVersion") ?? "";
   const current = cluster.rv;

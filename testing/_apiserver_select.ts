@@ -8,7 +8,12 @@
 
 import type { KubeObject } from "../api/object.ts";
 import { parseSelector, SelectorParseError } from "../cache/labels.ts";
-import { badRequest } from "./_apiserver_status.ts";
+import { newShardMatcher, type ShardMatcher } from "../api/shard_selector.ts";
+import {
+  badRequest,
+  statusError,
+  unknownFailure,
+} from "./_apiserver_status.ts";
 import type { ResourceStrategy } from "./_apiserver_types.ts";
 
 /** Matches an object; `undefined` stands for "everything". */
@@ -138,4 +143,25 @@ export function both(a: Matcher, b: Matcher): Matcher {
   if (!a) return b;
   if (!b) return a;
   return (obj) => a(obj) && b(obj);
+}
+
+/**
+ * The shard selector of a list or watch, on a server with sharded list and
+ * watch (undefined otherwise, or when the parameter is absent or empty).
+ * kube-apiserver's registry parses it and returns the parser's error
+ * wrapped as a plain error, which its handler answers as a reason-less 500.
+ * @throws {StatusError} 500 `invalid shard selector: <parser message>`
+ */
+export function shardMatcher(
+  enabled: boolean,
+  s: string | null,
+): ShardMatcher | undefined {
+  if (!enabled || !s) return undefined;
+  try {
+    return newShardMatcher(s);
+  } catch (err) {
+    throw statusError(
+      unknownFailure(500, `invalid shard selector: ${(err as Error).message}`),
+    );
+  }
 }

@@ -125,6 +125,20 @@ export interface FakeApiServerOptions {
    */
   watchList?: boolean;
   /**
+   * Whether the server implements server-side sharded list and watch
+   * (kube-apiserver 1.36+ with the `ShardedListAndWatch` feature gate): a
+   * list or watch with `shardSelector` gets only the objects whose 64-bit
+   * FNV-1a hash of the field is in the ranges, a list echoes the selector
+   * in `metadata.shardInfo.selector` (written as the server writes it: each
+   * term `shardRange(field, 'start', 'end')`, joined by ` || `), and a
+   * selector that does not parse is answered as kube-apiserver answers it:
+   * a reason-less 500 Status `invalid shard selector: ...` (the parser's
+   * error reaches the handler as a plain error). Default false: the
+   * parameter is ignored, as a server without the gate or older than 1.36
+   * ignores it.
+   */
+  shardedListAndWatch?: boolean;
+  /**
    * How long a read served by the watch cache (a list with a
    * resourceVersion and no limit, a GET with a resourceVersion) waits for a
    * resourceVersion newer than the server's before it answers 504 "Too
@@ -307,6 +321,7 @@ export class FakeApiServer implements AsyncDisposable {
       host: "",
       tooLargeDelayMs,
       watchList: opts.watchList ?? true,
+      shardedListAndWatch: opts.shardedListAndWatch ?? false,
     };
     const server = await listen(opts, (req) => handle(ctx, req));
     const addr = server.addr;
