@@ -6,7 +6,14 @@
  * @module
  */
 
-import { checkOptions, checkPort, show } from "./_check.ts";
+import { type Clock, realClock } from "../api/clock.ts";
+import {
+  checkClock,
+  checkDuration,
+  checkOptions,
+  checkPort,
+  show,
+} from "./_check.ts";
 import { MetricsRegistry } from "./metrics.ts";
 
 /**
@@ -31,8 +38,35 @@ export interface ServeOptions {
 }
 
 /**
- * One named health check: passes by returning `true`, fails by returning
- * `false` or a reason, or by throwing.
+ * A health check's function (controller-runtime `healthz.Checker`): it
+ * passes by returning (or resolving to) `true`, and fails by returning
+ * `false` or a reason string, by throwing or rejecting, or by not settling
+ * within the endpoint's `checkTimeout`. Anything else, `undefined`
+ * included, fails too, so a check that forgot its `return` is seen at
+ * once. `signal` aborts when the time is up, to cancel a request.
+ *
+ * @example A check that asks the API server
+ * ```ts
+ * import type { HealthChecker } from "@kubecache/core/controller";
+ * import { ConfigMaps, KubeClient, KubeConfig } from "@kubecache/core";
+ * import { FakeApiServer } from "@kubecache/core/testing";
+ * import assert from "node:assert/strict";
+ *
+ * await using server = await FakeApiServer.start();
+ * await using client = new KubeClient(KubeConfig.fromOptions({ server: server.url }));
+ * const apiReachable: HealthChecker = async (signal) => {
+ *   await client.list(ConfigMaps, { namespace: "default", limit: 1, signal });
+ *   return true;
+ * };
+ * assert.equal(await apiReachable(new AbortController().signal), true);
+ * ```
+ */
+export type HealthChecker = (
+  signal: AbortSignal,
+) => boolean | string | Promise<boolean | string>;
+
+/**
+ * One named health check.
  *
  * @example A check on a flag
  * ```ts
@@ -41,16 +75,16 @@ export interface ServeOptions {
  *
  * let synced = false;
  * const check: HealthCheck = { name: "informer-sync", check: () => synced || "not synced" };
- * assert.equal(check.check(), "not synced");
+ * assert.equal(check.check(new AbortController().signal), "not synced");
  * synced = true;
- * assert.equal(check.check(), true);
+ * assert.equal(check.check(new AbortController().signal), true);
  * ```
  */
 export interface HealthCheck {
-  /** Shown in the `?verbose` listing: `[+]name ok`. */
+  /** Shown in the `?verbose` listing (`[+]name ok`), skipped by `?exclude=name`, served alone on `/healthz/name`. */
   name: string;
-  /** `true` when healthy; `false` or a reason otherwise. */
-  check(): boolean | string;
+  /** The check; see {@link HealthChecker}. */
+  check: HealthChecker;
 }
 
 /**
@@ -74,6 +108,16 @@ export interface Endpoints {
   healthz?: () => readonly HealthCheck[];
   /** Checks of `GET /readyz`. */
   readyz?: () => readonly HealthCheck[];
+  /**
+   * How long one check may take (ms) before it counts as failed; the
+   * checks run at once, so an answer takes at most about this long.
+   * Default 500: under the kubelet's default probe timeout (1 s), so a
+   * slow check is named in the answer rather than the whole probe timing
+   * out with no reason.
+   */
+  checkTimeout?: number;
+  /** Clock of the check timeout. Default the real clock. */
+  clock?: Clock;
 }
 
 /**
@@ -85,7 +129,11 @@ export interface Endpoints {
  *   503 listing each check as kube-apiserver does (`[+]name ok`,
  *   `[-]name failed: reason withheld`, then `readyz check failed`);
  *   `?verbose` lists them on success too (`readyz check passed`), and
- *   `?exclude=name` skips a check.
+ *   `?exclude=name` skips a check. The checks run at once, each bounded
+ *   by `checkTimeout`;
+ * - `GET /healthz/<name>`, `GET /readyz/<name>`: that check alone, 200
+ *   `ok` or 503 `internal server error: <reason>` (the apiserver's
+ *   per-check paths).
  *
  * @example Serve a readiness check
  * ```ts
@@ -131,6 +179,16 @@ export class EndpointServer implements AsyncDisposable {
       );
     }
     checkOptions("new EndpointServer", "endpoints", endpoints);
+    if (endpoints.checkTimeout !== undefined) {
+      checkDuration(
+        "new EndpointServer",
+        "endpoints.checkTimeout",
+        endpoints.checkTimeout,
+      );
+    }
+    if (endpoints.clock !== undefined) {
+      checkClock("new EndpointServer", "endpoints.clock", endpoints.clock);
+    }
     this.#endpoints = endpoints;
     this.#server = Deno.serve({
       port: opts.port,
@@ -150,14 +208,15 @@ export class EndpointServer implements AsyncDisposable {
     return this.close();
   }
 
-  #handle(req: Request): Response {
+  #handle(req: Request): Response | Promise<Response> {
     const url = new URL(req.url);
     const e = this.#endpoints;
+    const [, first, ...rest] = url.pathname.split("/");
     const route = url.pathname === "/metrics" && e.metrics
       ? "metrics"
-      : url.pathname === "/healthz" && e.healthz
+      : first === "healthz" && e.healthz
       ? "healthz"
-      : url.pathname === "/readyz" && e.readyz
+      : first === "readyz" && e.readyz
       ? "readyz"
       : undefined;
     if (!route) return text(404, "404 page not found\n");
@@ -170,8 +229,57 @@ export class EndpointServer implements AsyncDisposable {
       });
     }
     const checks = (route === "healthz" ? e.healthz! : e.readyz!)();
-    return probe(route, checks, url.searchParams);
+    const run = (c: HealthCheck) =>
+      runCheck(
+        c,
+        e.checkTimeout ?? DEFAULT_CHECK_TIMEOUT,
+        e.clock ?? realClock,
+      );
+    const sub = rest.join("/");
+    if (sub === "") return probe(route, checks, url.searchParams, run);
+    const one = checks.find((c) => c.name === sub);
+    if (!one) return text(404, "404 page not found\n");
+    return run(one).then((ok) =>
+      ok === true
+        ? text(200, "ok")
+        : text(503, `internal server error: ${ok}\n`)
+    );
   }
+}
+
+/** How long one check may take by default (ms); see {@link Endpoints.checkTimeout}. */
+const DEFAULT_CHECK_TIMEOUT = 500;
+
+/**
+ * Run one check within `timeout`: `true` when it passed, else the reason
+ * it failed. A check that never settles is left behind (its signal
+ * aborted), never waited for.
+ */
+async function runCheck(
+  c: HealthCheck,
+  timeout: number,
+  clock: Clock,
+): Promise<true | string> {
+  const expired = new AbortController();
+  const timer = new AbortController();
+  let result: unknown;
+  try {
+    result = await Promise.race([
+      Promise.resolve().then(() => c.check(expired.signal)),
+      clock.sleep(timeout, timer.signal).then(() => {
+        const reason = `did not answer within ${timeout} ms`;
+        expired.abort(new Error(reason));
+        return reason;
+      }, () => undefined),
+    ]);
+  } catch (err) {
+    return err instanceof Error ? err.message : String(err);
+  } finally {
+    timer.abort();
+  }
+  if (result === true) return true;
+  if (typeof result === "string") return result;
+  return result === false ? "false" : `answered ${show(result)}, not true`;
 }
 
 function text(status: number, body: string): Response {
@@ -184,34 +292,33 @@ function text(status: number, body: string): Response {
   });
 }
 
-/** kube-apiserver's `healthz.handleRootHealth`, in short. */
-function probe(
+/**
+ * kube-apiserver's `healthz.handleRootHealth`, in short: every check not
+ * excluded runs at once; the answer lists them in the order given.
+ */
+async function probe(
   name: string,
   checks: readonly HealthCheck[],
   query: URLSearchParams,
-): Response {
+  run: (c: HealthCheck) => Promise<true | string>,
+): Promise<Response> {
   const excluded = new Set(
     query.getAll("exclude").flatMap((v) => v.split(",")),
   );
+  const results = await Promise.all(
+    checks.map((c) => excluded.has(c.name) ? undefined : run(c)),
+  );
   const lines: string[] = [];
   let failed = false;
-  for (const c of checks) {
-    if (excluded.has(c.name)) {
-      lines.push(`[+]${c.name} excluded: ok`);
-      continue;
-    }
-    let ok: boolean | string;
-    try {
-      ok = c.check();
-    } catch (err) {
-      ok = err instanceof Error ? err.message : String(err);
-    }
-    if (ok === true) lines.push(`[+]${c.name} ok`);
+  checks.forEach((c, i) => {
+    const ok = results[i];
+    if (ok === undefined) lines.push(`[+]${c.name} excluded: ok`);
+    else if (ok === true) lines.push(`[+]${c.name} ok`);
     else {
       failed = true;
       lines.push(`[-]${c.name} failed: reason withheld`);
     }
-  }
+  });
   const verbose = query.has("verbose");
   if (failed) {
     return text(503, `${lines.join("\n")}\n${name} check failed\n`);

@@ -42,8 +42,10 @@ import { EventRecorder } from "./event_recorder.ts";
 import {
   EndpointServer,
   type HealthCheck,
+  type HealthChecker,
   type ServeOptions,
 } from "./health.ts";
+import { UserChecks } from "./_health_checks.ts";
 import { MetricsRegistry } from "./metrics.ts";
 import { registerProcessMetrics } from "./_process_metrics.ts";
 import { workqueueMetrics } from "./_workqueue_metrics.ts";
@@ -245,6 +247,10 @@ export class Manager implements AsyncDisposable {
   #servers: EndpointServer[] = [];
   #started = false;
   #running = false;
+  readonly #userChecks = {
+    healthz: new UserChecks("Manager.addHealthzCheck"),
+    readyz: new UserChecks("Manager.addReadyzCheck"),
+  };
   #dispose = new AbortController();
   #stopped: Promise<void> | undefined;
   #unobserve: () => void;
@@ -462,6 +468,84 @@ export class Manager implements AsyncDisposable {
       { signal, clock: this.#clock },
       ...[...this.#informers.values()].map((i) => i.hasSynced),
     );
+  }
+
+  /**
+   * Add a check to `GET /healthz` (controller-runtime
+   * `AddHealthzCheck`): it runs on every probe beside the Manager's own
+   * `ping`, listed by name under `?verbose`, served alone on
+   * `/healthz/<name>`; when it fails (see {@link HealthChecker}: anything
+   * but `true`, a throw, or no answer within the endpoint's 500 ms) the
+   * endpoint answers 503 naming it. May be called while the manager runs.
+   * @param name unique; no "/", "," or whitespace
+   * @param check sync or async, given a signal that aborts when its time is up
+   * @throws {TypeError} on a bad name or a check that is not a function
+   * @throws {Error} when the name is taken
+   *
+   * @example A liveness check of your own
+   * ```ts
+   * import { Manager } from "@kubecache/core/controller";
+   * import { KubeClient, KubeConfig } from "@kubecache/core";
+   * import { FakeApiServer } from "@kubecache/core/testing";
+   * import assert from "node:assert/strict";
+   *
+   * await using server = await FakeApiServer.start();
+   * await using client = new KubeClient(KubeConfig.fromOptions({ server: server.url }));
+   * await using manager = new Manager(client, { health: { port: 0 } });
+   * let lastTick = Date.now();
+   * manager.addHealthzCheck("tick", () => Date.now() - lastTick < 60_000);
+   * const stop = new AbortController();
+   * const running = manager.run(stop.signal);
+   * const url = `http://127.0.0.1:${manager.addresses().health!.port}/healthz`;
+   * assert.equal(await (await fetch(`${url}?verbose`)).text(), "[+]ping ok\n[+]tick ok\nhealthz check passed\n");
+   * lastTick = 0;
+   * const res = await fetch(url);
+   * assert.equal(res.status, 503);
+   * assert.match(await res.text(), /\[-\]tick failed/);
+   * stop.abort();
+   * await running;
+   * ```
+   */
+  addHealthzCheck(name: string, check: HealthChecker): void {
+    this.#userChecks.healthz.add(name, check);
+  }
+
+  /**
+   * Add a check to `GET /readyz` (controller-runtime `AddReadyzCheck`),
+   * beside `ping` and the informers' sync; otherwise as
+   * {@link Manager.addHealthzCheck}.
+   * @param name unique; no "/", "," or whitespace
+   * @param check sync or async, given a signal that aborts when its time is up
+   * @throws {TypeError} on a bad name or a check that is not a function
+   * @throws {Error} when the name is taken
+   *
+   * @example Not ready until a warm-up is done
+   * ```ts
+   * import { Manager } from "@kubecache/core/controller";
+   * import { KubeClient, KubeConfig } from "@kubecache/core";
+   * import { FakeApiServer } from "@kubecache/core/testing";
+   * import assert from "node:assert/strict";
+   *
+   * await using server = await FakeApiServer.start();
+   * await using client = new KubeClient(KubeConfig.fromOptions({ server: server.url }));
+   * await using manager = new Manager(client, { health: { port: 0 } });
+   * let warm = false;
+   * manager.addReadyzCheck("warm-up", async () => warm);
+   * const stop = new AbortController();
+   * const running = manager.run(stop.signal);
+   * const url = `http://127.0.0.1:${manager.addresses().health!.port}/readyz`;
+   * let res = await fetch(url);
+   * assert.equal(res.status, 503);
+   * assert.equal(await res.text(), "[+]ping ok\n[-]warm-up failed: reason withheld\nreadyz check failed\n");
+   * warm = true;
+   * res = await fetch(url);
+   * assert.equal(await res.text(), "ok");
+   * stop.abort();
+   * await running;
+   * ```
+   */
+  addReadyzCheck(name: string, check: HealthChecker): void {
+    this.#userChecks.readyz.add(name, check);
   }
 
   /**
@@ -773,14 +857,16 @@ export class Manager implements AsyncDisposable {
       healthz: (): HealthCheck[] => [{
         name: "ping",
         check: () => this.#running,
-      }],
+      }, ...this.#userChecks.healthz.list()],
       readyz: (): HealthCheck[] => [
         { name: "ping", check: () => this.#running },
         ...[...this.#informers].map(([resource, informer]) => ({
           name: `informer-sync:${resource}`,
           check: () => informer.hasSynced(),
         })),
+        ...this.#userChecks.readyz.list(),
       ],
+      clock: this.#clock,
     };
     try {
       if (metrics && health && metrics.port === health.port && metrics.port) {
