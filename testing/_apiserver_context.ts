@@ -36,6 +36,10 @@ export interface ServerContext {
   watchList: boolean;
   /** Whether the server applies `shardSelector` (KEP-5866, 1.36+ with the gate). */
   shardedListAndWatch: boolean;
+  /** Base URL of a webhook's service (`https://host:port`), when the test gave one. */
+  serviceResolver?: (
+    service: { namespace: string; name: string; port: number },
+  ) => string | undefined;
 }
 
 /** A request resolved to a table, namespace, name and subresource. */

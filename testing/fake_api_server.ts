@@ -23,6 +23,10 @@ import { Cluster, keyOf } from "./_apiserver_registry.ts";
 import { namespaceRange } from "./_apiserver_store.ts";
 import type { Watch } from "./_apiserver_watch.ts";
 import { storeDirect } from "./_apiserver_write_chain.ts";
+import {
+  MUTATING_CONFIGS,
+  VALIDATING_CONFIGS,
+} from "./_apiserver_admission.ts";
 import type { RequestRecord } from "./request_record.ts";
 
 export { FakeApiServerFaults } from "./fake_api_server_faults.ts";
@@ -158,6 +162,38 @@ export interface FakeApiServerOptions {
    * `/finalize`, finalizers stay until a client removes them. Default true.
    */
   controllers?: boolean;
+  /**
+   * Where a webhook's `clientConfig.service` is reached: the base URL
+   * (`https://127.0.0.1:9443`) of the Service's port, to which the
+   * webhook's `path` is appended (kube-apiserver's `ServiceResolver`; in a
+   * cluster, the Service's endpoints). Without it, or when it returns
+   * undefined, calling such a webhook fails and its `failurePolicy`
+   * decides. Webhooks with `clientConfig.url` need none.
+   */
+  serviceResolver?: (service: WebhookServiceReference) => string | undefined;
+}
+
+/**
+ * A webhook's Service, as {@link FakeApiServerOptions.serviceResolver}
+ * gets it (admissionregistration/v1 `ServiceReference` with the port
+ * defaulted to 443).
+ *
+ * @example Every webhook Service is the Manager on this host
+ * ```ts
+ * import type { WebhookServiceReference } from "@kubecache/core/testing";
+ * import assert from "node:assert/strict";
+ *
+ * const resolve = (svc: WebhookServiceReference) => `https://127.0.0.1:9443`;
+ * assert.equal(resolve({ namespace: "default", name: "widgets-webhook", port: 443 }), "https://127.0.0.1:9443");
+ * ```
+ */
+export interface WebhookServiceReference {
+  /** The Service's namespace. */
+  namespace: string;
+  /** The Service's name. */
+  name: string;
+  /** The Service's port (443 when the reference leaves it out). */
+  port: number;
 }
 
 const INITIAL_NAMESPACES = [
@@ -286,7 +322,16 @@ export class FakeApiServer implements AsyncDisposable {
       );
     }
     const clock = opts.clock ?? realClock;
-    const cluster = new Cluster(opts.resources ?? BUILTIN_RESOURCE_TYPES, {
+    // Webhook configurations are served by every kube-apiserver.
+    const types = [...(opts.resources ?? BUILTIN_RESOURCE_TYPES)];
+    for (const t of [VALIDATING_CONFIGS, MUTATING_CONFIGS]) {
+      if (
+        !types.some((x) => x.group === t.group && x.resource === t.resource)
+      ) {
+        types.push(t);
+      }
+    }
+    const cluster = new Cluster(types, {
       historyLimit,
       clock,
     });
@@ -322,6 +367,7 @@ export class FakeApiServer implements AsyncDisposable {
       tooLargeDelayMs,
       watchList: opts.watchList ?? true,
       shardedListAndWatch: opts.shardedListAndWatch ?? false,
+      serviceResolver: opts.serviceResolver,
     };
     const server = await listen(opts, (req) => handle(ctx, req));
     const addr = server.addr;
