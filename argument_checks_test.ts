@@ -36,6 +36,7 @@ import {
 import { LeaderElector, LeaseLock } from "@kubecache/core/leaderelection";
 import {
   jsonPatchOf,
+  Manager,
   WebhookBuilder,
   webhookPath,
   WebhookRegistry,
@@ -333,6 +334,25 @@ function rows(
       () => factory.lister(ConfigMaps).namespaced(undefined as Any),
       TypeError,
       'GenericLister.namespaced: namespace must be a string ("" for all), got undefined',
+    ],
+    [
+      () => factory.syncedLister(ConfigMaps, {}, "soon" as Any),
+      TypeError,
+      'SharedInformerFactory.syncedLister: signal must be an AbortSignal, got "soon"',
+    ],
+    // Manager
+    [
+      () => new Manager(client, { cacheSyncTimeout: 0 }),
+      RangeError,
+      "new Manager: opts.cacheSyncTimeout must be a number > 0, got 0",
+    ],
+    [
+      () =>
+        new Manager(client).controller("c", ConfigMaps, {
+          cacheSyncTimeout: "2m" as Any,
+        }),
+      TypeError,
+      'Manager.controller: opts.cacheSyncTimeout must be a number > 0, got "2m"',
     ],
     // resource types
     [

@@ -45,6 +45,7 @@ const ROOT_EXPORTS = [
   "BucketRateLimiter",
   "CacheMutationDetector",
   "CacheMutationError",
+  "CacheNotSyncedError",
   "CallOptions",
   "CallbackResult",
   "Clock",

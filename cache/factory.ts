@@ -20,6 +20,9 @@ import { metaNamespaceIndexFunc, NAMESPACE_INDEX } from "./index.ts";
 import type { Indexers } from "./index.ts";
 import type { ListerWatcher, ListOptions } from "../api/listwatch.ts";
 import { type GenericLister, newGenericLister } from "./listers.ts";
+import { CacheNotSyncedError } from "./cache_not_synced_error.ts";
+import { describeCause } from "./reflector_status.ts";
+import type { ReadonlyIndexer } from "./store.ts";
 import type { KubeObject, PartialObjectMetadata } from "../api/object.ts";
 import type { ErrorHandler } from "./event_handler.ts";
 import {
@@ -132,6 +135,8 @@ export interface InformerForOptions<T extends KubeObject> {
 interface Entry {
   type: ResourceType;
   informer: SharedIndexInformer<KubeObject>;
+  /** What it watches: "configmaps in team-a (app=web)". */
+  description: string;
   running?: Promise<void>;
 }
 
@@ -139,8 +144,13 @@ interface Entry {
  * Makes and shares informers (client-go `SharedInformerFactory`).
  *
  * Ask for the informers (or listers) you need, add handlers, then `start`
- * them all with one signal, `waitForCacheSync`, and use the caches. Calling
- * `start` again starts only the informers asked for since. `shutdown` stops
+ * them all with one signal, `waitForCacheSync`, and use the caches. Once
+ * started, an informer asked for later starts at once, on the signal of
+ * the latest `start` (controller-runtime's cache starts informers on first
+ * use; client-go's factory waits for another `Start`): a reader that asks
+ * for a type late is never left with a cache that stays empty. Its lister
+ * throws {@link CacheNotSyncedError} until it has listed;
+ * `await factory.syncedLister(type)` waits for that. `shutdown` stops
  * every informer and waits for it; afterwards `start` does nothing.
  *
  * @example Cache pods and see your own write arrive
@@ -194,6 +204,10 @@ export class SharedInformerFactory implements AsyncDisposable {
   #entries = new Map<string, Entry>();
   #shutdown = new AbortController();
   #shuttingDown = false;
+  /** The latest start's signal: informers asked for later run on it. */
+  #started: AbortSignal | undefined;
+  /** syncedLister calls waiting for a start. */
+  #startWaiters = new Set<() => void>();
 
   /**
    * Make a factory.
@@ -326,8 +340,15 @@ export class SharedInformerFactory implements AsyncDisposable {
       entry = {
         type: type as ResourceType,
         informer: informer as unknown as SharedIndexInformer<KubeObject>,
+        description: lw.description ?? type.resource,
       };
       this.#entries.set(key, entry);
+      // Started already: run it now, on the latest start's signal. Its
+      // handlers, added after this returns, still get every object: a
+      // handler added after start first gets an add for each cached one.
+      if (this.#started && !this.#started.aborted && !this.#shuttingDown) {
+        this.#run(entry, this.#started);
+      }
     }
     const informer = entry.informer as unknown as SharedIndexInformer<T>;
     if (opts.indexers) {
@@ -355,7 +376,118 @@ export class SharedInformerFactory implements AsyncDisposable {
     opts: InformerForOptions<T> = {},
   ): GenericLister<T> {
     checkResourceType("SharedInformerFactory.lister", "type", type);
-    return newGenericLister(this.informerFor(type, opts).getIndexer(), type);
+    const informer = this.informerFor(type, opts);
+    const entry = this.#entryOf(informer);
+    const indexer = informer.getIndexer();
+    // Every read checks the sync first: an unsynced cache answers
+    // "absent" for objects that exist.
+    const synced = () => {
+      if (informer.hasSynced()) return;
+      const err = informer.health()?.lastError;
+      throw new CacheNotSyncedError(
+        entry.description,
+        !entry.running
+          ? "the factory has not been started"
+          : informer.isStopped()
+          ? `its informer stopped${err ? `: ${describeCause(err)}` : ""}`
+          : err
+          ? `last error: ${describeCause(err)}`
+          : undefined,
+      );
+    };
+    const guarded: ReadonlyIndexer<T> = {
+      list: () => (synced(), indexer.list()),
+      listKeys: () => (synced(), indexer.listKeys()),
+      get: (obj) => (synced(), indexer.get(obj)),
+      getByKey: (key) => (synced(), indexer.getByKey(key)),
+      byIndex: (name, value) => (synced(), indexer.byIndex(name, value)),
+      index: (name, obj) => (synced(), indexer.index(name, obj)),
+      indexKeys: (name, value) => (synced(), indexer.indexKeys(name, value)),
+      listIndexFuncValues: (name) => (
+        synced(), indexer.listIndexFuncValues(name)
+      ),
+      getIndexers: () => indexer.getIndexers(),
+    };
+    return newGenericLister(guarded, type);
+  }
+
+  /**
+   * A lister of `type` once its informer has synced its initial list
+   * (controller-runtime's cache blocks a read until then). The informer is
+   * made if needed, and started at once when the factory has started; on a
+   * factory not started yet the wait lasts until {@link
+   * SharedInformerFactory.start}.
+   *
+   * @typeParam T the object type
+   * @param type the resource type
+   * @param opts as for {@link SharedInformerFactory.informerFor}
+   * @param signal stops waiting (the promise rejects with its reason)
+   * @returns the lister, as {@link SharedInformerFactory.lister} gives it
+   * @throws {TypeError} when `type` is not a ResourceType or `signal` not an AbortSignal
+   * @throws {CacheNotSyncedError} (a rejection) when the informer stopped
+   *   (its fatal error, or the factory shut down) before it synced
+   *
+   * @example Read a type first needed long after start
+   * ```ts
+   * import { ConfigMaps, KubeClient, KubeConfig, Secrets, SharedInformerFactory } from "@kubecache/core";
+   * import { FakeApiServer } from "@kubecache/core/testing";
+   * import assert from "node:assert/strict";
+   *
+   * await using server = await FakeApiServer.start();
+   * await using client = new KubeClient(KubeConfig.fromOptions({ server: server.url }));
+   * server.create(Secrets, { metadata: { name: "token", namespace: "default" } });
+   * await using factory = new SharedInformerFactory(client);
+   * factory.informerFor(ConfigMaps);
+   * const stop = new AbortController();
+   * factory.start(stop.signal);
+   * // Secrets were not asked for before start: this starts their informer now.
+   * const secrets = await factory.syncedLister(Secrets, {}, stop.signal);
+   * assert.equal(secrets.namespaced("default").get("token")?.metadata.name, "token");
+   * stop.abort();
+   * ```
+   */
+  async syncedLister<T extends KubeObject>(
+    type: ResourceType<T>,
+    opts: InformerForOptions<T> = {},
+    signal?: AbortSignal,
+  ): Promise<GenericLister<T>> {
+    const call = "SharedInformerFactory.syncedLister";
+    checkResourceType(call, "type", type);
+    checkOptions(call, "opts", opts);
+    if (signal !== undefined) checkSignal(call, "signal", signal);
+    const lister = this.lister(type, opts);
+    const informer = this.informerFor(type, opts);
+    if (informer.hasSynced()) return lister;
+    const entry = this.#entryOf(informer);
+    const stop = signal
+      ? AbortSignal.any([signal, this.#shutdown.signal])
+      : this.#shutdown.signal;
+    // Not started yet: the informer's sync watch cannot tell "stopped"
+    // from "not started", so wait for the start first.
+    while (!entry.running && !stop.aborted) {
+      const woken = Promise.withResolvers<void>();
+      const wake = () => woken.resolve();
+      this.#startWaiters.add(wake);
+      stop.addEventListener("abort", wake, { once: true });
+      await woken.promise;
+      this.#startWaiters.delete(wake);
+      stop.removeEventListener("abort", wake);
+    }
+    const synced = await waitForCacheSync(
+      { signal: stop, clock: this.#clock },
+      informer.hasSynced,
+    );
+    if (synced) return lister;
+    signal?.throwIfAborted();
+    lister.list(); // throws the CacheNotSyncedError saying why
+    return lister;
+  }
+
+  #entryOf(informer: SharedIndexInformer<KubeObject> | object): Entry {
+    for (const e of this.#entries.values()) {
+      if (e.informer === informer) return e;
+    }
+    throw new Error("SharedInformerFactory: informer of another factory");
   }
 
   /**
@@ -370,13 +502,19 @@ export class SharedInformerFactory implements AsyncDisposable {
     checkSignal("SharedInformerFactory.start", "signal", signal);
     if (this.#shuttingDown) return;
     const stop = AbortSignal.any([signal, this.#shutdown.signal]);
+    this.#started = stop;
     for (const entry of this.#entries.values()) {
-      if (entry.running) continue;
-      entry.running = entry.informer.run(stop);
-      // Handled here: the informer reported a fatal error to errorHandler
-      // already; stopped() hands it to whoever awaits.
-      entry.running.catch(() => {});
+      if (!entry.running) this.#run(entry, stop);
     }
+    for (const wake of this.#startWaiters) wake();
+    this.#startWaiters.clear();
+  }
+
+  #run(entry: Entry, stop: AbortSignal): void {
+    entry.running = entry.informer.run(stop);
+    // Handled here: the informer reported a fatal error to errorHandler
+    // already; stopped() hands it to whoever awaits.
+    entry.running.catch(() => {});
   }
 
   /**
@@ -449,6 +587,8 @@ export class SharedInformerFactory implements AsyncDisposable {
   async shutdown(): Promise<void> {
     this.#shuttingDown = true;
     this.#shutdown.abort();
+    for (const wake of this.#startWaiters) wake();
+    this.#startWaiters.clear();
     await Promise.all(
       [...this.#entries.values()].map((e) => e.running?.catch(() => {})),
     );

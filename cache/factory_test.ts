@@ -11,6 +11,8 @@ import type {
 import { ConfigMaps, Nodes, Pods } from "../api/resources.ts";
 import type { ResourceType } from "../api/resources.ts";
 import { SharedInformerFactory } from "./factory.ts";
+import { CacheNotSyncedError } from "./cache_not_synced_error.ts";
+import type { GenericLister } from "./listers.ts";
 import type { InformerErrorContext } from "./event_handler.ts";
 import { eventLog, eventually } from "./_test_util.ts";
 import {
@@ -91,19 +93,20 @@ Deno.test("SharedInformerFactory.start() starts informers not yet started; waitF
   const pods = factory.informerFor(Pods);
   const ac = new AbortController();
   factory.start(ac.signal); // synchronous
-  const nodes = factory.informerFor(Nodes); // asked for after start: not running
   const syncing = factory.waitForCacheSync(ac.signal);
   // the check is immediate, then every 100 ms on the factory clock
   while (!pods.hasSynced()) await clock.step(100);
   await clock.step(100);
   const synced = await syncing;
   assert.deepEqual([...synced.entries()], [[Pods, true]]);
-  assert.equal(nodes.hasSynced(), false);
-  factory.start(ac.signal);
+  // Asked for after start: it starts at once (controller-runtime's cache
+  // starts on first use), with no second start().
+  const nodes = factory.informerFor(Nodes);
   const again = factory.waitForCacheSync(ac.signal);
   while (!nodes.hasSynced()) await clock.step(100);
   await clock.step(100);
   assert.deepEqual([...(await again).entries()], [[Pods, true], [Nodes, true]]);
+  factory.start(ac.signal); // starts nothing twice
   assert.deepEqual(
     factory.lister(Pods).namespaced("default").list().map((p) =>
       p.metadata.name
@@ -178,11 +181,6 @@ Deno.test("SharedInformerFactory.metadataInformerFor() lists and watches metadat
   const cached = meta.getStore().getByKey("team/p1");
   assert.equal(cached?.kind, "PartialObjectMetadata");
   assert.equal("managedFields" in cached!.metadata, false);
-  assert.deepEqual(
-    factory.lister(Pods).list().length,
-    0,
-    "the full informer is another informer",
-  );
   const calls = client.calls.filter((c) => c.op === "list" || c.op === "watch");
   assert.ok(calls.length >= 2);
   for (const c of calls) {
@@ -190,6 +188,11 @@ Deno.test("SharedInformerFactory.metadataInformerFor() lists and watches metadat
     assert.equal(c.opts.namespace, "team");
     assert.equal(c.opts.labelSelector, "a=b");
   }
+  assert.notEqual(
+    factory.informerFor(Pods) as unknown,
+    meta,
+    "the full informer is another informer",
+  );
   ac.abort();
 });
 
@@ -395,4 +398,64 @@ Deno.test("SharedInformerFactory names an informer after what it watches: resour
   await eventually(() => errors.length === 1, "the handler's error");
   assert.equal(errors[0].informer, "configmaps in team-a (app=web)");
   await factory.shutdown();
+});
+
+Deno.test("SharedInformerFactory: a lister first asked for after start starts its informer at once; its reads throw CacheNotSyncedError until it synced, never answer 'absent'", async () => {
+  const client = new FakeClient();
+  client.source(Pods).add({ metadata: { namespace: "default", name: "p1" } });
+  client.source(Nodes).add({ metadata: { name: "n1" } });
+  const clock = new FakeClock();
+  await using factory = new SharedInformerFactory(client, { clock });
+  factory.informerFor(Pods);
+  const ac = new AbortController();
+  factory.start(ac.signal);
+  // First asked for inside a "reconcile", long after start.
+  const nodes = factory.lister(Nodes);
+  assert.throws(
+    () => nodes.get("n1"),
+    (err) =>
+      err instanceof CacheNotSyncedError && err.cache === "nodes" &&
+      /the cache of nodes has not synced: wait for it first/.test(err.message),
+  );
+  assert.throws(() => nodes.list(), CacheNotSyncedError);
+  while (!factory.informerFor(Nodes).hasSynced()) await clock.step(100);
+  assert.equal(nodes.get("n1")?.metadata.name, "n1");
+  assert.ok(
+    client.calls.some((c) => c.op === "list" && c.resource === "nodes"),
+    "listed without a second start()",
+  );
+  ac.abort();
+});
+
+Deno.test("SharedInformerFactory.syncedLister() waits for a start and the first list; rejects with the signal's reason, or CacheNotSyncedError when the factory shuts down first", async () => {
+  const client = new FakeClient();
+  client.source(Pods).add({ metadata: { namespace: "default", name: "p1" } });
+  const clock = new FakeClock();
+  const factory = new SharedInformerFactory(client, { clock });
+  let got: unknown;
+  const waiting = factory.syncedLister(Pods).then((l) => (got = l));
+  await clock.step(1_000);
+  assert.equal(got, undefined, "not before start()");
+  const ac = new AbortController();
+  factory.start(ac.signal);
+  while (got === undefined) await clock.step(100);
+  await waiting;
+  const pods = got as GenericLister<KubeObject>;
+  assert.equal(pods.namespaced("default").get("p1")?.metadata.name, "p1");
+  // An abort rejects with its reason.
+  const other = new SharedInformerFactory(client, { clock });
+  const stop = new AbortController();
+  const aborted = other.syncedLister(Nodes, {}, stop.signal);
+  stop.abort(new Error("gave up"));
+  await assert.rejects(aborted, /gave up/);
+  // A shutdown before the sync rejects saying so.
+  const never = other.syncedLister(ConfigMaps);
+  await other.shutdown();
+  await assert.rejects(never, CacheNotSyncedError);
+  ac.abort();
+  await factory.shutdown();
+  await assert.rejects(
+    factory.syncedLister("pods" as never),
+    /SharedInformerFactory.syncedLister: type must be a ResourceType/,
+  );
 });

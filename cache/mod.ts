@@ -70,4 +70,5 @@ export * from "./event_handler.ts";
 export * from "./controller.ts";
 export * from "./shared_informer.ts";
 export * from "./factory.ts";
+export * from "./cache_not_synced_error.ts";
 export * from "./transform.ts";

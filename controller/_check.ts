@@ -12,6 +12,7 @@ export {
   checkFunction,
   checkOptionalString,
   checkOptions,
+  checkPositive,
   checkResourceType as checkType,
   checkString as checkName,
   errorMessage,

@@ -12,7 +12,12 @@ import type { DeepReadonly } from "../api/readonly.ts";
 import type { ResourceType } from "../api/resources.ts";
 import { DeletedFinalStateUnknown } from "../cache/keys.ts";
 import type { SharedInformerFactory } from "../cache/factory.ts";
-import type { SharedIndexInformer } from "../cache/shared_informer.ts";
+import {
+  type SharedIndexInformer,
+  waitForCacheSync,
+} from "../cache/shared_informer.ts";
+import type { GenericLister } from "../cache/listers.ts";
+import { describeCause } from "../cache/reflector_status.ts";
 import type { KubeClient } from "../client/rest.ts";
 import { RateLimitingQueue } from "../workqueue/rate_limiting_queue.ts";
 import type { RateLimiter } from "../workqueue/rate_limiter.ts";
@@ -110,6 +115,16 @@ export interface ReconcileContext {
   recorder: EventRecorder;
   /** Failed or requeued attempts of this key before this one (the queue's `numRequeues`); 0 the first time. */
   attempt: number;
+  /**
+   * A lister of `type` once its cache has synced (controller-runtime's
+   * cache blocks a read until then): `await ctx.cache(Secrets)`. The
+   * informer comes from the manager's factory, started on first use if no
+   * controller watches the type. A lister of `manager.factory.lister(type)`
+   * read before its sync throws `CacheNotSyncedError` instead of answering
+   * "absent"; the controller's own and watched types have synced before
+   * its first reconcile. Rejects with `ctx.signal`'s reason when it aborts.
+   */
+  cache<O extends KubeObject>(type: ResourceType<O>): Promise<GenericLister<O>>;
 }
 
 /**
@@ -160,6 +175,13 @@ export interface ControllerOptions<T> {
   rateLimiter?: RateLimiter<string>;
   /** Filters of the events of the controller's own type. */
   predicates?: Predicate<T>[];
+  /**
+   * How long (ms) `run()` waits for this controller's informers to sync
+   * their initial lists before it rejects naming the resource (a CRD not
+   * installed, a 403). Default the manager's `cacheSyncTimeout` (120 000,
+   * controller-runtime's `CacheSyncTimeout`).
+   */
+  cacheSyncTimeout?: number;
 }
 
 /**
@@ -187,6 +209,8 @@ export interface ControllerHost {
   readonly client: KubeClient;
   readonly clock: Clock;
   readonly metrics: MetricsRegistry;
+  /** The manager's `cacheSyncTimeout` (ms). */
+  readonly cacheSyncTimeout: number;
   eventRecorder(component: string): EventRecorder;
   onError(
     error: unknown,
@@ -478,6 +502,7 @@ export class Controller {
     informer: SharedIndexInformer<KubeObject>;
   }[] = [];
   readonly #recorder: EventRecorder;
+  readonly #syncTimeout: number;
   readonly #m: {
     total: Counter;
     errors: Counter;
@@ -509,6 +534,7 @@ export class Controller {
     this.maxConcurrentReconciles = workers;
     this.#host = host;
     this.#reconcile = reconcile;
+    this.#syncTimeout = opts.cacheSyncTimeout ?? host.cacheSyncTimeout;
     this.#recorder = host.eventRecorder(name);
     const m = host.metrics;
     this.#queue = new RateLimitingQueue<string>(opts.rateLimiter, {
@@ -589,6 +615,51 @@ export class Controller {
     return this.#informers.every((i) => i.informer.hasSynced());
   }
 
+  /**
+   * @internal Wait for this controller's informers to sync, at most its
+   * `cacheSyncTimeout` (controller-runtime's per-source `WaitForSync` with
+   * `CacheSyncTimeout`). Resolves true when synced, false when `signal`
+   * aborted first.
+   * @throws {Error} (a rejection) naming each resource not synced in time,
+   *   with the informer's last error
+   */
+  async waitForSync(signal: AbortSignal): Promise<boolean> {
+    const timeoutMs = this.#syncTimeout;
+    const timer = new AbortController();
+    const timedOut = new AbortController();
+    this.#host.clock.sleep(timeoutMs, timer.signal).then(
+      () => timedOut.abort(),
+      () => {},
+    );
+    try {
+      const synced = await waitForCacheSync(
+        {
+          signal: AbortSignal.any([signal, timedOut.signal]),
+          clock: this.#host.clock,
+        },
+        ...this.#informers.map((i) => i.informer.hasSynced),
+      );
+      if (synced || signal.aborted) return synced;
+    } finally {
+      timer.abort();
+    }
+    const missing = this.#informers.filter((i) => !i.informer.hasSynced())
+      .map(({ type, informer }) => {
+        const err = informer.health()?.lastError;
+        const what = type.group
+          ? `${type.resource}.${type.group}`
+          : type.resource;
+        return err ? `${what} (${describeCause(err)})` : what;
+      });
+    throw new Error(
+      `controller "${this.name}": ${
+        timedOut.signal.aborted
+          ? `the cache did not sync within ${timeoutMs} ms`
+          : "an informer stopped before it synced"
+      }: ${[...new Set(missing)].join(", ")}`,
+    );
+  }
+
   /** @internal The queue, for the manager's metrics and shutdown. */
   get queue(): RateLimitingQueue<string> {
     return this.#queue;
@@ -655,6 +726,7 @@ export class Controller {
         const out = await this.#reconcile(req, {
           signal,
           stopping,
+          cache: (type) => this.#host.factory.syncedLister(type, {}, signal),
           client: this.#host.client,
           recorder: this.#recorder,
           attempt: queue.numRequeues(key),

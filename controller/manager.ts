@@ -26,6 +26,7 @@ import {
   checkOptionalString,
   checkOptions,
   checkPort,
+  checkPositive,
   checkPredicates,
   checkRateLimiter,
   checkType,
@@ -116,6 +117,12 @@ export interface ManagerOptions {
    * `terminationGracePeriodSeconds` of 30 s. Raise both together.
    */
   gracefulShutdownTimeout?: number;
+  /**
+   * How long (ms) each controller waits for its informers' initial lists
+   * before `run()` rejects naming the resource (controller-runtime's
+   * `CacheSyncTimeout`, 2 minutes); per controller too. Default 120 000.
+   */
+  cacheSyncTimeout?: number;
   /** Clock of everything timed. Default the real clock. */
   clock?: Clock;
   /**
@@ -273,6 +280,9 @@ export class Manager implements AsyncDisposable {
     }
     checkOptions(call, "opts", opts);
     checkClock(call, "opts.clock", opts.clock);
+    if (opts.cacheSyncTimeout !== undefined) {
+      checkPositive(call, "opts.cacheSyncTimeout", opts.cacheSyncTimeout);
+    }
     checkDuration(
       call,
       "opts.gracefulShutdownTimeout",
@@ -398,6 +408,9 @@ export class Manager implements AsyncDisposable {
     checkPredicates(call, "opts.predicates", opts.predicates);
     if (opts.rateLimiter !== undefined) {
       checkRateLimiter(call, "opts.rateLimiter", opts.rateLimiter);
+    }
+    if (opts.cacheSyncTimeout !== undefined) {
+      checkPositive(call, "opts.cacheSyncTimeout", opts.cacheSyncTimeout);
     }
     if (this.#started) {
       throw new Error(`${call}: cannot add "${name}": the manager has started`);
@@ -619,6 +632,8 @@ export class Manager implements AsyncDisposable {
       client: this.#client,
       clock: this.#clock,
       metrics: this.metrics,
+      cacheSyncTimeout: this.#opts.cacheSyncTimeout ??
+        DEFAULT_CACHE_SYNC_TIMEOUT_MS,
       eventRecorder: (c) => this.eventRecorder(c),
       onError: (error, controller, request, terminal) => {
         const report = this.#opts.onError ??
@@ -658,10 +673,13 @@ export class Manager implements AsyncDisposable {
    *
    * Start:
    * 1. endpoint servers (in `run()`, so `addresses()` is filled at once);
-   * 2. caches: every informer asked of the factory starts;
-   * 3. sync: the controllers' informers list;
-   * 4. leader election, when configured: the workers run while leading;
-   *    without it, at once.
+   * 2. caches: every informer asked of the factory starts (and any asked
+   *    for later, at once);
+   * 3. sync: each controller waits for its own informers, at most its
+   *    `cacheSyncTimeout` (then `run()` rejects naming the resource);
+   *    one controller's missing CRD does not hold the others;
+   * 4. leader election, when configured: while leading, each controller's
+   *    workers run once its caches synced; without it, the same at once.
    *
    * Then wait for a stop: `signal` aborted, leadership lost, or a failure.
    *
@@ -699,12 +717,17 @@ export class Manager implements AsyncDisposable {
 
     // What runs until the stop: the controllers' workers.
     const work: Promise<unknown>[] = [];
+    const synced = new Map<Controller, Promise<boolean>>();
     const startWorkers = (lead?: AbortSignal) => {
       const stop = lead
         ? AbortSignal.any([lead, stopping.signal])
         : stopping.signal;
       for (const c of this.#controllers) {
-        work.push(c.run(stop, reconcileAbort.signal));
+        work.push(
+          synced.get(c)!.then((ok) =>
+            ok && !stop.aborted ? c.run(stop, reconcileAbort.signal) : undefined
+          ),
+        );
       }
     };
     // Stop 2's bound: a reconcile that ignores its aborted signal (a
@@ -726,9 +749,18 @@ export class Manager implements AsyncDisposable {
 
     let electing: Promise<void> | undefined;
     try {
-      // Start 2 and 3.
+      // Start 2.
       this.factory.start(informerStop.signal);
-      await this.factory.waitForCacheSync(stopRequested.signal);
+      // Start 3.
+      for (const c of this.#controllers) {
+        synced.set(
+          c,
+          c.waitForSync(stopRequested.signal).catch((err) => {
+            fail(err);
+            return false;
+          }),
+        );
+      }
       // Start 4.
       if (!stopRequested.signal.aborted) {
         const le = this.#opts.leaderElection;
@@ -963,6 +995,9 @@ const ABANDON_MS = 1_000;
  * less the steps that follow it, so the Lease is released before SIGKILL.
  */
 const DEFAULT_GRACEFUL_SHUTDOWN_MS = 25_000;
+
+/** cacheSyncTimeout's default: controller-runtime's 2 minutes. */
+const DEFAULT_CACHE_SYNC_TIMEOUT_MS = 120_000;
 
 /** How long the shutdown waits for queued Events to be written. */
 const EVENT_FLUSH_MS = 2_000;

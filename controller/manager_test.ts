@@ -4,7 +4,8 @@
 // pkg/manager semantics).
 
 import assert from "node:assert/strict";
-import { ConfigMaps, Leases, Secrets } from "../api/resources.ts";
+import { ConfigMaps, Leases, resourceType, Secrets } from "../api/resources.ts";
+import { CacheNotSyncedError } from "../cache/cache_not_synced_error.ts";
 import type { Lease } from "../api/types.ts";
 import { deepCopy } from "../api/readonly.ts";
 import { formatMicroTime } from "../leaderelection/lease_lock.ts";
@@ -748,5 +749,85 @@ Deno.test("Manager shutdown with the defaults fits Kubernetes' default terminati
   assert.ok(settledAt! - stoppedAt < 30_000, `${settledAt! - stoppedAt} ms`);
   assert.equal(holder(c), "", "the Lease was released");
   never.resolve();
+  await manager[Symbol.asyncDispose]();
+});
+
+Deno.test("Manager: a type first read inside a reconcile after run() is started at once; its lister throws CacheNotSyncedError until synced, ctx.cache(type) waits and finds the object", async () => {
+  await using c = await TestCluster.start();
+  c.server.create(ConfigMaps, {
+    metadata: { name: "a", namespace: "default" },
+  });
+  c.server.create(Secrets, {
+    metadata: { name: "a-secret", namespace: "default" },
+  });
+  await using manager = new Manager(c.client(), { clock: c.clock });
+  let early: unknown;
+  let found: string | undefined;
+  manager.controller("cm", ConfigMaps).complete(async (req, ctx) => {
+    // Secrets are watched by no controller: the first read starts them.
+    try {
+      manager.factory.lister(Secrets).namespaced("default").get("a-secret");
+    } catch (err) {
+      early = err;
+    }
+    const secrets = await ctx.cache(Secrets);
+    found = secrets.namespaced(req.namespace!).get(`${req.name}-secret`)
+      ?.metadata.name;
+  });
+  const run = c.run(manager);
+  await c.until(() => found !== undefined, "the reconcile read the Secret");
+  assert.ok(early instanceof CacheNotSyncedError, String(early));
+  assert.equal(found, "a-secret");
+  // The later reads are served from the started informer.
+  assert.equal(
+    manager.factory.lister(Secrets).namespaced("default").list().length,
+    1,
+  );
+  await run.stop();
+});
+
+const Widgets = resourceType({
+  apiVersion: "example.com/v1",
+  kind: "Widget",
+  resource: "widgets",
+  namespaced: true,
+});
+
+Deno.test("Manager: a controller whose type cannot list (CRD not installed) does not hold the others; run() rejects after its cacheSyncTimeout naming the resource", async () => {
+  await using c = await TestCluster.start();
+  c.server.create(ConfigMaps, {
+    metadata: { name: "a", namespace: "default" },
+  });
+  const manager = new Manager(c.client(), {
+    clock: c.clock,
+    cacheSyncTimeout: 60_000,
+  });
+  const reconciled: string[] = [];
+  manager.controller("cm", ConfigMaps).complete((req) => {
+    reconciled.push(req.name);
+  });
+  manager.controller("widgets", Widgets, { cacheSyncTimeout: 30_000 })
+    .complete(() => {});
+  const stop = new AbortController();
+  let outcome: unknown;
+  let settledAt: number | undefined;
+  const startedAt = c.clock.now();
+  manager.run(stop.signal).then(() => (outcome = "resolved"), (err) => {
+    outcome = err;
+  }).finally(() => (settledAt = c.clock.now()));
+  await c.until(() => reconciled.length === 1, "the ConfigMap controller ran", {
+    maxMs: 5_000,
+  });
+  await c.until(() => outcome !== undefined, "run() to reject", {
+    stepMs: 1_000,
+    maxMs: 60_000,
+  });
+  assert.ok(outcome instanceof Error, String(outcome));
+  assert.match(
+    outcome.message,
+    /controller "widgets": the cache did not sync within 30000 ms: widgets.example.com \(.*404.*\)/,
+  );
+  assert.ok(settledAt! - startedAt >= 30_000);
+  assert.ok(settledAt! - startedAt < 35_000, `${settledAt! - startedAt} ms`);
   await manager[Symbol.asyncDispose]();
 });
