@@ -37,7 +37,9 @@ import {
   noSuchResource,
   notFound,
   statusError,
+  unknownFailure,
 } from "./_apiserver_status.ts";
+import { type SchemaProps, typedPatchError } from "./_apiserver_structural.ts";
 import { entryJson } from "./_apiserver_store.ts";
 import type { Entry, Subresource } from "./_apiserver_types.ts";
 import { admitAndStore } from "./_apiserver_write_chain.ts";
@@ -222,6 +224,18 @@ export async function patch(
   const ns = table.type.namespaced ? r.namespace : "";
   const old = table.get(keyOf(ns, r.name!));
   if (apply && !sub) {
+    const schema = table.strategy.openAPIV3Schema as SchemaProps | undefined;
+    const typeError = schema && typedPatchError(body, schema);
+    if (typeError) {
+      // structured-merge-diff's error is no API status: a 500 without reason.
+      const ns = (body as KubeObject).metadata?.namespace ?? "";
+      throw statusError(
+        unknownFailure(
+          500,
+          `failed to create typed patch object (${ns}/${r.name}; ${table.apiVersion}, Kind=${table.type.kind}): ${typeError}`,
+        ),
+      );
+    }
     const obj = serverSideApply(old?.obj, body, {
       manager: manager!,
       force: q.get("force") === "true",

@@ -367,7 +367,14 @@ export class Cluster implements StoreAccess {
     );
     table.put(entry);
     this.#record(table, "MODIFIED", entry, old);
+    table.strategy.afterUpdate?.(this, table, entry);
     return entry;
+  }
+
+  /** See {@link StoreAccess.restore}. */
+  restore(table: Table, entry: Entry, obj: KubeObject): void {
+    if (table.get(entry.key) !== entry) return;
+    table.put(this.#entry(table, entry.namespace, entry.name, entry.rv, obj));
   }
 
   /**

@@ -144,7 +144,9 @@ export function invalid(
   causes: { field: string; message: string; reason?: string }[],
   group = "",
 ): StatusError {
-  const text = causes.map((c) => `${c.field}: ${c.message}`).join(", ");
+  // apimachinery's NewInvalid: one error as is, several in brackets.
+  const texts = causes.map((c) => `${c.field}: ${c.message}`);
+  const text = texts.length === 1 ? texts[0] : `[${texts.join(", ")}]`;
   return objectError(
     [422, "Invalid"],
     [kind, name, group],

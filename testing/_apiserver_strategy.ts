@@ -15,6 +15,7 @@
 
 import type { KubeObject } from "../api/object.ts";
 import type { ResourceStrategy, Subresource } from "./_apiserver_types.ts";
+import { invalid } from "./_apiserver_status.ts";
 
 /** The eight verbs of a plain resource, in discovery order. */
 export const ALL_VERBS: readonly string[] = [
@@ -92,4 +93,24 @@ export function statusPrepared(
   return (prev === undefined
     ? rest
     : { ...rest, status: prev }) as unknown as KubeObject;
+}
+
+/**
+ * A PUT without `metadata.resourceVersion` of a kind whose strategy does
+ * not allow unconditional updates (custom resources): 422 Invalid naming
+ * the resource, as genericregistry's `Store.Update` answers.
+ * @throws {StatusError} 422
+ */
+export function checkConditionalUpdate(
+  strategy: ResourceStrategy,
+  resource: string,
+  group: string,
+  obj: KubeObject,
+): void {
+  if (strategy.unconditionalUpdate !== false) return;
+  if (obj.metadata?.resourceVersion) return;
+  throw invalid(resource, obj.metadata?.name ?? "", [{
+    field: "metadata.resourceVersion",
+    message: "Invalid value: 0x0: must be specified for an update",
+  }], group);
 }

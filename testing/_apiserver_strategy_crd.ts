@@ -24,7 +24,10 @@ import {
   type TableColumns,
 } from "../client/printers.ts";
 import { resourceType } from "../api/resources.ts";
-import { failure, statusError } from "./_apiserver_status.ts";
+import { failure, invalid, statusError } from "./_apiserver_status.ts";
+import { defaultedOnRead, defaultRuleErrors } from "./_apiserver_schema.ts";
+import { errorBody } from "./_apiserver_field_error.ts";
+import type { SchemaProps } from "./_apiserver_structural.ts";
 import type {
   Entry,
   ResourceStrategy,
@@ -78,6 +81,7 @@ interface CrdVersion {
   storage?: boolean;
   subresources?: { status?: unknown; scale?: unknown };
   additionalPrinterColumns?: CrdColumn[];
+  schema?: { openAPIV3Schema?: Record<string, unknown> };
 }
 
 /** apiextensions/v1 `CustomResourceColumnDefinition`. */
@@ -114,6 +118,8 @@ interface Served {
   strategy: ResourceStrategy;
   terminating: boolean;
   finishing: boolean;
+  /** The version served. */
+  version?: string;
 }
 
 // Per cluster: CRD name -> what it serves.
@@ -142,8 +148,18 @@ export const CRDS: ResourceStrategy = {
       storedVersions: storage ? [storage.name] : [],
     };
   },
+  validateCreate(obj) {
+    validateDefaults(obj as Crd);
+  },
+  validateUpdate(next) {
+    validateDefaults(next as Crd);
+  },
   afterCreate(store, table, entry) {
     establish(store, table, entry);
+  },
+  afterUpdate(store, _table, entry) {
+    const s = servedOf(store).get(entry.name);
+    if (s) serveSchema(store, s, entry.obj as Crd);
   },
   beforeDelete(obj, _options, now) {
     if (obj.metadata.deletionTimestamp) return;
@@ -225,6 +241,8 @@ function establish(
   const table = store.addTable(type, s.strategy);
   if (!table) return; // served already (a resource type given at start)
   s.table = table;
+  s.version = version.name;
+  s.strategy.openAPIV3Schema = version.schema?.openAPIV3Schema;
   servedOf(store).set(entry.name, s);
   // Its last instance gone while terminating: the CRD can go.
   table.sinks.add({
@@ -276,6 +294,7 @@ function customResourceStrategy(
   return {
     generation: true,
     unstructured: true,
+    unconditionalUpdate: false,
     verbs: CR_VERBS,
     categories: names.categories,
     subresources: subs,
@@ -390,4 +409,52 @@ function dropFinalizer(
   );
   delete next.metadata.resourceVersion;
   store.update(crdTable, next);
+}
+
+/**
+ * A CRD changed: its served version's schema is the one custom resources
+ * are now pruned, defaulted and validated against, and the stored ones
+ * read with its defaults (kube-apiserver defaults what it reads from
+ * etcd; the fake writes that back without a new resourceVersion).
+ */
+function serveSchema(store: StoreAccess, s: Served, crd: Crd): void {
+  const version = crd.spec?.versions?.find((v) => v.name === s.version);
+  const schema = version?.schema?.openAPIV3Schema;
+  if (s.strategy.openAPIV3Schema === schema) return;
+  s.strategy.openAPIV3Schema = schema;
+  for (const e of [...s.table.sorted()]) {
+    const obj = defaultedOnRead(e.obj, schema);
+    if (obj !== e.obj) store.restore(s.table, e, obj);
+  }
+}
+
+/**
+ * apiextensions' CRD validation of defaults against the rules of their
+ * node: 422 Invalid naming the default (`spec.validation...` when every
+ * version has the same schema, as the internal API hoists it).
+ */
+function validateDefaults(crd: Crd): void {
+  const versions = crd.spec?.versions ?? [];
+  const same = versions.every((v) =>
+    JSON.stringify(v.schema) === JSON.stringify(versions[0]?.schema)
+  );
+  const errs = versions.flatMap((v, i) => {
+    const schema = v.schema?.openAPIV3Schema as SchemaProps | undefined;
+    if (!schema || (same && i > 0)) return [];
+    const base = same
+      ? "spec.validation.openAPIV3Schema"
+      : `spec.versions[${i}].schema.openAPIV3Schema`;
+    return defaultRuleErrors(schema, base);
+  });
+  if (errs.length === 0) return;
+  throw invalid(
+    "CustomResourceDefinition",
+    crd.metadata.name ?? "",
+    errs.map((e) => ({
+      field: e.field,
+      message: errorBody(e),
+      reason: `FieldValue${e.type}`,
+    })),
+    "apiextensions.k8s.io",
+  );
 }

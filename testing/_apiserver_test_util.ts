@@ -138,7 +138,14 @@ export function widgetCrd(
         name: "v1",
         served: true,
         storage: true,
-        schema: { openAPIV3Schema: { type: "object" } },
+        // Kept as written: a bare `type: object` would prune spec and
+        // status, as a real server does.
+        schema: {
+          openAPIV3Schema: {
+            type: "object",
+            "x-kubernetes-preserve-unknown-fields": true,
+          },
+        },
         ...(additionalPrinterColumns ? { additionalPrinterColumns } : {}),
       }],
     },

@@ -83,6 +83,12 @@ export interface StoreAccess {
     input: KubeObject,
     opts?: { statusOnly?: boolean; unvalidated?: boolean },
   ): Entry;
+  /**
+   * Replace the stored object of an entry without a new resourceVersion
+   * or event: what a read from storage decodes to has changed (a CRD's
+   * new defaults).
+   */
+  restore(table: StoreTable, entry: Entry, obj: KubeObject): void;
   /** Delete an object (see the registry's `delete`). */
   delete(
     table: StoreTable,
@@ -158,6 +164,8 @@ export interface ResourceStrategy {
    * CRD terminates). @throws {StatusError}
    */
   validateCreate?(obj: KubeObject): void;
+  /** Runs after an update is stored and recorded (a CRD's new schema is served). */
+  afterUpdate?(store: StoreAccess, table: StoreTable, entry: Entry): void;
   /** Runs after a create is stored and recorded (a CRD registers its resource). */
   afterCreate?(store: StoreAccess, table: StoreTable, entry: Entry): void;
   /**
@@ -184,6 +192,18 @@ export interface ResourceStrategy {
    * 422 for a wrong kind, 415 for a strategic merge patch.
    */
   unstructured?: boolean;
+  /**
+   * A custom resource's schema (its CRD version's
+   * `schema.openAPIV3Schema`): the schema stage prunes, defaults and
+   * validates against it. Unset: nothing is pruned (a built-in kind, or a
+   * resource type given at start).
+   */
+  openAPIV3Schema?: Record<string, unknown>;
+  /**
+   * False: a PUT must carry `metadata.resourceVersion`
+   * (`AllowUnconditionalUpdate`, false for custom resources). Default true.
+   */
+  unconditionalUpdate?: boolean;
   /** Discovery's `storageVersionHash` (custom resources). */
   storageVersionHash?: string;
   /**

@@ -30,7 +30,10 @@ import type { Write } from "./_apiserver_decode.ts";
 import { mutatingAdmission } from "./_apiserver_admission_mutating.ts";
 import { pruneAndDefault, validateSchema } from "./_apiserver_schema.ts";
 import { validatingAdmission } from "./_apiserver_admission_validating.ts";
-import { statusPrepared } from "./_apiserver_strategy.ts";
+import {
+  checkConditionalUpdate,
+  statusPrepared,
+} from "./_apiserver_strategy.ts";
 import type { Cluster } from "./_apiserver_registry.ts";
 import type { Table } from "./_apiserver_store.ts";
 import type { Entry } from "./_apiserver_types.ts";
@@ -45,6 +48,10 @@ export async function admitAndStore(
   w: Write,
 ): Promise<Entry> {
   await mutatingAdmission(ctx, w);
+  if (w.operation === "UPDATE") {
+    const { type, strategy } = w.table;
+    checkConditionalUpdate(strategy, type.resource, type.group, w.object);
+  }
   pruneAndDefault(w);
   prepareStatus(w);
   validateSchema(w);
