@@ -25,9 +25,9 @@ import {
 } from "../client/printers.ts";
 import { resourceType } from "../api/resources.ts";
 import { failure, invalid, statusError } from "./_apiserver_status.ts";
-import { defaultedOnRead, defaultRuleErrors } from "./_apiserver_schema.ts";
+import { defaultRuleErrors } from "./_apiserver_schema_rules.ts";
 import { errorBody } from "./_apiserver_field_error.ts";
-import type { SchemaProps } from "./_apiserver_structural.ts";
+import { defaultedOnRead, type SchemaProps } from "./_apiserver_structural.ts";
 import type {
   Entry,
   ResourceStrategy,

@@ -288,3 +288,18 @@ export function typedPatchError(
   };
   return visit(patch, schema, "", true);
 }
+
+/**
+ * The object as read from storage: the schema's defaults applied (a
+ * default added to the CRD after the object was stored shows on read).
+ * @returns the same object when nothing is defaulted
+ */
+export function defaultedOnRead<T extends object>(
+  obj: T,
+  schema: Record<string, unknown> | undefined,
+): T {
+  if (!schema) return obj;
+  const copy = structuredClone(obj) as unknown as Json;
+  applyDefaults(copy, schema as SchemaProps);
+  return deepEqual(copy, obj) ? obj : copy as unknown as T;
+}
