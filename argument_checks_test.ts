@@ -34,6 +34,7 @@ import {
   WorkQueue,
 } from "@kubecache/core";
 import { LeaderElector, LeaseLock } from "@kubecache/core/leaderelection";
+import { ShardMembership, shareOf } from "@kubecache/core/controller";
 import {
   jsonPatchOf,
   Manager,
@@ -209,6 +210,49 @@ function rows(
       () => client.list(ConfigMaps, { shardSelector: 7 as Any }),
       TypeError,
       "KubeClient.list: options.shardSelector must be a string, got 7",
+    ],
+    // shard membership
+    [
+      () =>
+        new ShardMembership(client, {
+          name: "w",
+          namespace: "default",
+          identity: "Pod_1",
+        }),
+      RangeError,
+      "new ShardMembership: \"<name>-<identity>\" must be a valid Lease name (lowercase letters, digits, '-' and '.'), got \"w-Pod_1\"",
+    ],
+    [
+      () =>
+        new ShardMembership(client, {
+          name: "w",
+          namespace: "default",
+          leaseDuration: 5_000,
+        }),
+      RangeError,
+      "new ShardMembership: opts.renewDeadline must be below opts.leaseDuration, got 10000 and 5000",
+    ],
+    [
+      () => new ShardMembership(client, { name: "", namespace: "default" }),
+      TypeError,
+      'new ShardMembership: opts.name must be a non-empty string, got ""',
+    ],
+    [
+      () => shareOf(3, 3),
+      RangeError,
+      "shareOf: index must be an integer in [0, count), got 3 of 3",
+    ],
+    [
+      () =>
+        new LeaseLock({
+          client,
+          namespace: "default",
+          name: "l",
+          identity: "a",
+          annotations: {} as Any,
+        }),
+      TypeError,
+      "new LeaseLock: opts.annotations must be a function, got an object",
     ],
     // shard selectors
     [

@@ -38,6 +38,7 @@
  */
 
 export * from "./manager.ts";
+export * from "./sharding.ts";
 export { TerminalError } from "./terminal_error.ts";
 export {
   Controller,

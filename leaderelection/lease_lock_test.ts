@@ -153,3 +153,33 @@ Deno.test("LeaseLock rejects an empty namespace, name or identity with a TypeErr
   assert.equal(lock.identity(), "i");
   assert.equal(lock.describe(), "ns/n");
 });
+
+Deno.test("LeaseLock annotations are read at each write and written with the record; others on the Lease are kept", async () => {
+  await using env = await serverWithClient();
+  let n = 0;
+  const lock = new LeaseLock({
+    client: env.client,
+    namespace: "default",
+    name: "member",
+    identity: "a",
+    annotations: () => ({ "example.com/n": String(++n) }),
+  });
+  await lock.create(record);
+  let lease = env.server.list(Leases, "default")[0];
+  assert.deepEqual(lease.metadata.annotations, { "example.com/n": "1" });
+  // Someone else annotates the Lease; the lock reads it before its update.
+  env.server.update(Leases, {
+    ...lease,
+    metadata: {
+      ...lease.metadata,
+      annotations: { ...lease.metadata.annotations, "other/x": "y" },
+    },
+  });
+  await lock.get();
+  await lock.update({ ...record, renewTime: "2026-01-01T00:00:02.000000Z" });
+  lease = env.server.list(Leases, "default")[0];
+  assert.deepEqual(lease.metadata.annotations, {
+    "example.com/n": "2",
+    "other/x": "y",
+  });
+});
