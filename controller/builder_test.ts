@@ -458,6 +458,18 @@ Deno.test("the controller's entry points check every argument at the call, not w
         /new Manager: opts.onError must be a function, got "log"/,
       ],
       [
+        { webhook: { port: 70000, certFile: "c", keyFile: "k" } },
+        /new Manager: opts.webhook.port must be a port number 0-65535, got 70000/,
+      ],
+      [
+        { webhook: { port: 9443, certFile: "", keyFile: "k" } },
+        /new Manager: opts.webhook.certFile must be a non-empty string, got ""/,
+      ],
+      [
+        { webhook: { port: 9443, certFile: "c" } },
+        /new Manager: opts.webhook.keyFile must be a non-empty string, got undefined/,
+      ],
+      [
         {
           leaderElection: { name: "l", namespace: "n", releaseOnCancel: "no" },
         },

@@ -50,6 +50,12 @@ import { UserChecks } from "./_health_checks.ts";
 import { MetricsRegistry } from "./metrics.ts";
 import { registerProcessMetrics } from "./_process_metrics.ts";
 import { workqueueMetrics } from "./_workqueue_metrics.ts";
+import {
+  type ConversionOptions,
+  type WebhookBuilder,
+  WebhookRegistry,
+} from "./webhook.ts";
+import { WebhookServer, type WebhookServerOptions } from "./webhook_server.ts";
 
 /**
  * Leader election settings of a {@link Manager} (controller-runtime
@@ -108,6 +114,14 @@ export interface ManagerOptions {
   metrics?: ServeOptions | false;
   /** Serve `GET /healthz` and `/readyz`. Default false. May share the metrics port. */
   health?: ServeOptions | false;
+  /**
+   * Serve the webhooks of {@link Manager.webhook} and
+   * {@link Manager.conversion} over HTTPS from a certificate and key file
+   * pair re-read when it changes (see {@link WebhookServer}). Every replica
+   * serves, leader or not; the server is up before the caches start and
+   * stops after them, and `/readyz` has its `webhook` check. Default false.
+   */
+  webhook?: WebhookServerOptions | false;
   /**
    * How long reconciles in flight may run on after shutdown starts (ms),
    * before their `ctx.signal` aborts; `ctx.stopping` aborts at once.
@@ -252,6 +266,8 @@ export class Manager implements AsyncDisposable {
   readonly #recorders = new Map<string, EventRecorder>();
   readonly #informers = new Map<string, SharedIndexInformer<KubeObject>>();
   #servers: EndpointServer[] = [];
+  readonly #webhooks = new WebhookRegistry();
+  #webhookServer: WebhookServer | undefined;
   #started = false;
   #running = false;
   readonly #userChecks = {
@@ -328,6 +344,13 @@ export class Manager implements AsyncDisposable {
     if (opts.onError !== undefined) {
       checkFunction(call, "opts.onError", opts.onError);
     }
+    if (opts.webhook !== undefined && opts.webhook !== false) {
+      checkOptions(call, "opts.webhook", opts.webhook);
+      checkPort(call, "opts.webhook.port", opts.webhook.port);
+      checkName(call, "opts.webhook.certFile", opts.webhook.certFile);
+      checkName(call, "opts.webhook.keyFile", opts.webhook.keyFile);
+      checkOptionalString(call, "opts.webhook.hostname", opts.webhook.hostname);
+    }
     this.#client = client;
     this.#opts = opts;
     this.#clock = opts.clock ?? realClock;
@@ -364,6 +387,81 @@ export class Manager implements AsyncDisposable {
         r.durationMs / 1000,
       );
     });
+  }
+
+  /**
+   * Register the admission webhooks of `type` (controller-runtime
+   * `ctrl.NewWebhookManagedBy(mgr).For(&T{})` with `WithDefaulter` and
+   * `WithValidator`): `.defaulter(fn)` serves
+   * `/mutate-<group>-<version>-<kind>`, `.validator({ create, update,
+   * delete })` serves `/validate-…`, on the server of the `webhook` option.
+   * Register before {@link Manager.run}.
+   * @param type the resource type admitted
+   * @returns the builder
+   * @throws {TypeError} when `type` is not a ResourceType
+   * @throws {Error} when the manager runs already
+   *
+   * @example A defaulter and a validator, answered without a server
+   * ```ts
+   * import { Manager, webhookPath } from "@kubecache/core/controller";
+   * import { ConfigMaps, KubeClient, KubeConfig } from "@kubecache/core";
+   * import assert from "node:assert/strict";
+   *
+   * await using client = new KubeClient(KubeConfig.fromOptions({ server: "http://127.0.0.1:1" }));
+   * await using manager = new Manager(client);
+   * manager.webhook(ConfigMaps)
+   *   .defaulter((cm) => ({ ...cm, data: { owner: "team-a", ...cm.data } }))
+   *   .validator({ delete: () => { throw new Error("configmaps are forever"); } });
+   * assert.equal(webhookPath("mutate", ConfigMaps), "/mutate--v1-configmap");
+   * ```
+   */
+  webhook<T extends KubeObject>(type: ResourceType<T>): WebhookBuilder<T> {
+    if (this.#started) {
+      throw new Error("Manager.webhook: register webhooks before run()");
+    }
+    checkType("Manager.webhook", "type", type);
+    return this.#webhooks.webhook(type);
+  }
+
+  /**
+   * Serve the conversion of `type`'s kind between its versions on
+   * `/convert` (controller-runtime's conversion webhook with a hub):
+   * `convert(obj, toVersion)` turns an object into `toVersion`, one side
+   * of each call being `hub`; the server goes through the hub between two
+   * other versions. Register before {@link Manager.run}.
+   * @param type the resource type (any version of its group and kind)
+   * @param opts the hub version and the conversion
+   * @throws {TypeError} when an argument has the wrong type
+   * @throws {Error} when the kind has a conversion already, or the manager runs already
+   *
+   * @example v1beta1's `sizeInches` is v1's `size`
+   * ```ts
+   * import { Manager } from "@kubecache/core/controller";
+   * import { KubeClient, KubeConfig, resourceType } from "@kubecache/core";
+   *
+   * const Widgets = resourceType({ apiVersion: "example.com/v1", kind: "Widget", resource: "widgets", namespaced: true });
+   * await using client = new KubeClient(KubeConfig.fromOptions({ server: "http://127.0.0.1:1" }));
+   * await using manager = new Manager(client);
+   * manager.conversion(Widgets, {
+   *   hub: "v1",
+   *   convert(obj, toVersion) {
+   *     const { spec, ...rest } = obj as any;
+   *     return toVersion === "v1"
+   *       ? { ...rest, spec: { size: spec.sizeInches } }
+   *       : { ...rest, spec: { sizeInches: spec.size } };
+   *   },
+   * });
+   * ```
+   */
+  conversion<T extends KubeObject>(
+    type: ResourceType<T>,
+    opts: ConversionOptions,
+  ): void {
+    if (this.#started) {
+      throw new Error("Manager.conversion: register conversions before run()");
+    }
+    checkType("Manager.conversion", "type", type);
+    this.#webhooks.conversion(type, opts);
   }
 
   /**
@@ -567,9 +665,18 @@ export class Manager implements AsyncDisposable {
    * before it returns its promise: read it right after calling `run()`.
    * Empty before `run()` and after it ends.
    */
-  addresses(): { metrics?: Deno.NetAddr; health?: Deno.NetAddr } {
+  addresses(): {
+    metrics?: Deno.NetAddr;
+    health?: Deno.NetAddr;
+    webhook?: Deno.NetAddr;
+  } {
     const [first, second] = this.#servers;
-    const out: { metrics?: Deno.NetAddr; health?: Deno.NetAddr } = {};
+    const out: {
+      metrics?: Deno.NetAddr;
+      health?: Deno.NetAddr;
+      webhook?: Deno.NetAddr;
+    } = {};
+    if (this.#webhookServer?.listening) out.webhook = this.#webhookServer.addr;
     if (!first) return out;
     if (this.#opts.metrics) out.metrics = first.addr;
     if (this.#opts.health) {
@@ -749,6 +856,9 @@ export class Manager implements AsyncDisposable {
 
     let electing: Promise<void> | undefined;
     try {
+      // Start 1b: the webhook server, on every replica, before the caches
+      // (a cache of a converted kind needs the conversion webhook).
+      await this.#webhookServer?.start();
       // Start 2.
       this.factory.start(informerStop.signal);
       // Start 3.
@@ -804,6 +914,9 @@ export class Manager implements AsyncDisposable {
       // Stop 5.
       timers.abort();
       await this.#closeRecorders();
+      // The webhook server last but the endpoints, as controller-runtime
+      // stops its webhooks after the caches.
+      await this.#webhookServer?.close();
       await Promise.all(this.#servers.map((s) => s.close()));
       this.#servers = [];
       this.#running = false;
@@ -884,7 +997,14 @@ export class Manager implements AsyncDisposable {
   }
 
   #startServers(): void {
-    const { metrics, health } = this.#opts;
+    const { metrics, health, webhook } = this.#opts;
+    if (webhook) {
+      this.#webhookServer = new WebhookServer(webhook, {
+        registry: this.#webhooks,
+        metrics: this.metrics,
+        clock: this.#clock,
+      });
+    }
     const endpoints = {
       healthz: (): HealthCheck[] => [{
         name: "ping",
@@ -896,6 +1016,9 @@ export class Manager implements AsyncDisposable {
           name: `informer-sync:${resource}`,
           check: () => informer.hasSynced(),
         })),
+        ...(this.#webhookServer
+          ? [{ name: "webhook", check: () => this.#webhookServer!.listening }]
+          : []),
         ...this.#userChecks.readyz.list(),
       ],
       clock: this.#clock,
