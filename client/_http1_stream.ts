@@ -23,6 +23,9 @@ import {
 } from "./_connection_pool.ts";
 import type { SocketTls } from "./_socket_tls.ts";
 
+/** What a body that breaks off rejects with (fetch's message; the cause says why). */
+const BODY_ERROR = "error reading a body from connection";
+
 /** Bytes read at most per socket read. */
 const READ_SIZE = 64 * 1024;
 /** The longest response head accepted (status line and headers). */
@@ -73,11 +76,6 @@ export interface StreamRequest {
    * has ended by its framing (GET only).
    */
   pool?: ConnectionPool;
-  /**
-   * Send `Accept-Encoding: gzip` and decode a gzip answer (an API server
-   * gzips list answers over 128 KB for a client that accepts it).
-   */
-  gzip?: boolean;
 }
 
 /**
@@ -96,7 +94,8 @@ export interface StreamRequest {
  * refuses HTTP/1.1 in the TLS handshake), `signal.reason` on abort.
  *
  * `request` makes it another method with a body, adds header lines sent
- * one per value, a pool and gzip.
+ * one per value and a pool. A gzip answer is decoded when `headers`
+ * accept it (`Accept-Encoding: gzip`).
  */
 export async function streamGet(
   url: string,
@@ -164,14 +163,15 @@ export async function streamGet(
         `${method} ${u.pathname}${u.search} HTTP/1.1\r\nHost: ${u.host}\r\n`;
       for (const [k, v] of headers) head += `${k}: ${v}\r\n`;
       for (const [k, v] of request.headerLines ?? []) head += `${k}: ${v}\r\n`;
-      if (request.gzip) head += "Accept-Encoding: gzip\r\n";
       const body = request.body === undefined
         ? undefined
         : new TextEncoder().encode(request.body);
       if (body !== undefined) head += `Content-Length: ${body.length}\r\n`;
       await socket.write(new TextEncoder().encode(`${head}\r\n`));
       if (body !== undefined) await socket.write(body);
-      const res = await readHead(socket, request.gzip ?? false);
+      // The content coding the request accepted is the one decoded.
+      const gzip = /\bgzip\b/i.test(headers.get("accept-encoding") ?? "");
+      const res = await readHead(socket, gzip);
       return new Response(res.body, {
         status: res.status,
         statusText: res.statusText,
@@ -605,9 +605,7 @@ function bodyStream(
             const n = await socket.read(buf);
             if (n === null) {
               if (framing.endsAtClose) break;
-              throw new TypeError(
-                "error reading a body from connection: the connection closed before the body ended",
-              );
+              throw new Error("the connection closed before the body ended");
             }
             bytes = buf.subarray(0, n);
           }
@@ -625,14 +623,9 @@ function bodyStream(
         controller.close();
       } catch (err) {
         socket.close();
-        controller.error(
-          err instanceof TypeError ? err : new TypeError(
-            `error reading a body from connection: ${msg(err)}`,
-            {
-              cause: err,
-            },
-          ),
-        );
+        // fetch's words, whatever went wrong (the detail is the cause):
+        // one error for a broken body, whichever transport read it.
+        controller.error(new TypeError(BODY_ERROR, { cause: err }));
       }
     },
     cancel() {
@@ -722,9 +715,7 @@ export class Chunked implements Framing {
         case "crlf": {
           const want = this.#crlfSeen === 0 ? CR : LF;
           if (bytes[i] !== want) {
-            throw new TypeError(
-              "error reading a body from connection: a chunk does not end with CRLF",
-            );
+            throw new Error("a chunk does not end with CRLF");
           }
           i++;
           if (++this.#crlfSeen === 2) this.#state = "size";
@@ -736,9 +727,7 @@ export class Chunked implements Framing {
           const end = nl < 0 ? n : nl;
           this.#line += latin1(bytes, i, end);
           if (this.#line.length > 4096) {
-            throw new TypeError(
-              "error reading a body from connection: a chunk size line is too long",
-            );
+            throw new Error("a chunk size line is too long");
           }
           i = end;
           if (nl < 0) break;
@@ -758,10 +747,8 @@ export class Chunked implements Framing {
           if (
             !/^[0-9a-fA-F]+$/.test(hex) || hex.replace(/^0+/, "").length > 12
           ) {
-            throw new TypeError(
-              `error reading a body from connection: a chunk size of ${
-                JSON.stringify(hex.slice(0, 20))
-              }`,
+            throw new Error(
+              `a chunk size of ${JSON.stringify(hex.slice(0, 20))}`,
             );
           }
           const size = parseInt(hex, 16);

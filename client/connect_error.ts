@@ -71,5 +71,13 @@ export function connectReason(message: string): string {
   if (/certificate|tls|ssl/i.test(message)) return "TLS handshake failed";
   if (/dns|lookup|resolve/i.test(message)) return "host name not found";
   if (/reset/i.test(message)) return "connection reset";
+  // fetch's words and the socket's for a server that closed the
+  // connection before its answer's head was complete.
+  if (
+    /closed before message completed|closed before an answer|closed in the middle of the head/i
+      .test(message)
+  ) {
+    return "the connection closed before an answer";
+  }
   return message.trim();
 }

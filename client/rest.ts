@@ -78,7 +78,10 @@ export interface KubeClientOptions {
   userAgent?: string;
   /**
    * Told what the client does not throw: a token file that cannot be
-   * re-read (the last token is used). Default `console.warn`.
+   * re-read (the last token is used), and, once per process at the first
+   * client with a CA, that the kubeconfig's CA is trusted beside Deno's
+   * root store rather than alone (see the README's Limitations).
+   * Default `console.warn`.
    */
   onWarning?: (message: string) => void;
   /**

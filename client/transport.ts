@@ -29,6 +29,7 @@ import {
 } from "./_list_watch_transport.ts";
 import { impersonationHeaders } from "./_impersonate.ts";
 import { CertFiles } from "./_cert_files.ts";
+import { warnOfExtraRoots } from "./_ca_roots.ts";
 import { concat, parseJson } from "./list_decoder.ts";
 import { DEFAULT_MAX_OBJECT_BYTES } from "./_json_limits.ts";
 
@@ -143,7 +144,17 @@ export interface HttpTransportOptions {
   userAgent: string;
   /** How a list or a watch is read: a socket of the client's own, or fetch. */
   listWatchTransport: "socket" | "fetch";
-  /** Told about certificate files that cannot be read. Default `console.warn`. */
+  /**
+   * Send every request over a socket of the client's own, as a config
+   * impersonating several groups does (the differential test of the two
+   * transports sends every verb through each).
+   */
+  socketForEveryRequest?: boolean;
+  /**
+   * Told about certificate files that cannot be read, and (once per
+   * process) that the config's CA is trusted beside Deno's root store.
+   * Default `console.warn`.
+   */
   onWarning?: (message: string) => void;
   /** Told of each request once its response (or failure) is in. */
   observe?: RequestObserver;
@@ -201,6 +212,8 @@ export class HttpTransport {
    * its own that writes one line per value.
    */
   #impersonationRepeats: boolean;
+  /** Every request goes over a socket of its own (see the options). */
+  #socketForEveryRequest: boolean;
 
   /**
    * Create a transport.
@@ -220,6 +233,8 @@ export class HttpTransport {
     this.#impersonationRepeats =
       new Set(this.#impersonation.map(([name]) => name)).size <
         this.#impersonation.length;
+    this.#socketForEveryRequest = this.#impersonationRepeats ||
+      opts.socketForEveryRequest === true;
     if (this.#impersonationRepeats) {
       // Such requests go over a socket of their own, which knows no proxy.
       const env = readableEnv();
@@ -234,6 +249,11 @@ export class HttpTransport {
         );
       }
     }
+    warnOfExtraRoots(
+      config.server,
+      config.tls,
+      opts.onWarning ?? ((m) => console.warn(m)),
+    );
     this.#observe = opts.observe;
     this.#maxErrorBytes = opts.maxObjectBytes ?? DEFAULT_MAX_OBJECT_BYTES;
     this.#listWatch = new ListWatchTransport(
@@ -390,14 +410,14 @@ export class HttpTransport {
       const headers = new Headers({
         Accept: opts.accept ?? "application/json",
         "User-Agent": this.#userAgent,
+        // gzip alone, on every request whichever transport carries it, as
+        // Go's transport asks for it under client-go: an API server gzips
+        // an answer over 128 KB (a list; never a watch), and fetch left to
+        // itself would also offer br, which the socket does not read.
+        "Accept-Encoding": "gzip",
       });
       if (creds.authorization) {
         headers.set("Authorization", creds.authorization);
-      }
-      if (!this.#impersonationRepeats) {
-        for (const [name, value] of this.#impersonation) {
-          headers.append(name, value);
-        }
       }
       let body: string | undefined;
       if (opts.body !== undefined) {
@@ -416,24 +436,31 @@ export class HttpTransport {
           caData: this.#config.tls.caData,
           clientCert: cert ?? this.#configCert(),
         };
+        // Impersonation goes as header lines, one per value: the socket
+        // writes them so; fetch gets them appended to its Headers (never
+        // with a name repeated: such a config sends over the socket only).
+        const headerLines = this.#impersonation;
         const viaFetch = () => {
           const client = this.#client(cert);
           clientDone = client.done;
+          const all = new Headers(headers);
+          for (const [name, value] of headerLines) all.append(name, value);
           return fetch(url, {
             method,
-            headers,
+            headers: all,
             body,
             signal: ctrl.signal,
             client: client.http,
+            // The socket follows none either: see redirectRefused.
+            redirect: "manual",
           });
         };
-        if (this.#impersonationRepeats) {
+        if (this.#socketForEveryRequest) {
           response = await streamGet(url, headers, ctrl.signal, tls, {
             method,
             body,
-            headerLines: this.#impersonation,
+            headerLines,
             pool: this.#pool,
-            gzip: kind === "list",
           });
         } else if (
           kind !== "request" && method === "GET" && this.#listWatch.socket
@@ -447,10 +474,7 @@ export class HttpTransport {
             headers,
             ctrl.signal,
             tls,
-            // An API server gzips a list answer over 128 KB for a client
-            // that accepts it, as fetch and client-go do; it never
-            // compresses a watch.
-            { pool: this.#pool, gzip: kind === "list" },
+            { pool: this.#pool, headerLines },
             viaFetch,
           );
         } else {
@@ -461,6 +485,10 @@ export class HttpTransport {
         throw explainConnectError(err, this.#config);
       }
       this.#observe?.(method, path, String(response.status), sentAt);
+      if (response.status >= 300 && response.status < 400) {
+        await response.body?.cancel().catch(() => {});
+        throw redirectRefused(what, response, this.#config.server);
+      }
       if (!response.ok) {
         const text = await readPrefix(response.body, this.#maxErrorBytes);
         if (response.status === 401) this.#auth.unauthorized();
@@ -482,6 +510,45 @@ export class HttpTransport {
       throw err;
     }
   }
+}
+
+/**
+ * The error for a redirect, which no request follows, whichever transport
+ * carried it: a `StatusError` with the 3xx code, reason `Redirect` and a
+ * message naming where it pointed. client-go follows up to ten through
+ * Go's `http.Client`, but its credentials are added by round trippers
+ * under that client, so a bearer token and the client certificate go to
+ * wherever the redirect points, another host included (the class of
+ * CVE-2022-3172, an aggregated API server sending clients elsewhere), and
+ * a 301, 302 or 303 turns a POST, PUT or PATCH into a GET without its
+ * body: a create that silently becomes a read. An API server never
+ * redirects the requests this client sends; a redirect comes from
+ * something between the two, and the place to fix is the kubeconfig's
+ * `server`.
+ */
+function redirectRefused(
+  what: string,
+  response: Response,
+  server: string,
+): StatusError {
+  const location = response.headers.get("Location");
+  let to = "nowhere (no Location)";
+  if (location !== null) {
+    try {
+      to = new URL(location, server).href;
+    } catch {
+      to = JSON.stringify(location.slice(0, 200));
+    }
+  }
+  return new StatusError({
+    kind: "Status",
+    apiVersion: "v1",
+    status: "Failure",
+    code: response.status,
+    reason: "Redirect",
+    message:
+      `The server answered ${what} with a redirect (${response.status}) to ${to}; redirects are not followed (credentials would go where it points, and a write could turn into a read): set the kubeconfig's server to where the API server answers`,
+  });
 }
 
 /** Decodes a response body; calls `onChunk` per chunk; `what` names it in errors. */
