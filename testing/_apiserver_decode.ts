@@ -23,6 +23,7 @@ import {
   badRequest,
   failure,
   invalid,
+  invalidOptions,
   statusError,
 } from "./_apiserver_status.ts";
 import type { Table } from "./_apiserver_store.ts";
@@ -56,16 +57,23 @@ export interface Write {
   readonly warnings: string[];
 }
 
-/** The `fieldValidation` query parameter. @throws {StatusError} 400 for another value */
+/**
+ * The `fieldValidation` query parameter of a write (`CreateOptions`,
+ * `UpdateOptions` or `PatchOptions`). @throws {StatusError} 422 for
+ * another value, as apimachinery's `ValidateFieldValidation` answers
+ */
 export function fieldValidationOf(
   q: URLSearchParams,
+  options: "CreateOptions" | "UpdateOptions" | "PatchOptions",
 ): Write["fieldValidation"] {
   const v = q.get("fieldValidation") ?? "";
   if (v === "" || v === "Warn") return "Warn";
   if (v === "Ignore" || v === "Strict") return v;
-  throw badRequest(
-    `fieldValidation must be one of "Ignore", "Warn", or "Strict", got "${v}"`,
-  );
+  throw invalidOptions(options, "fieldValidation", [
+    `Unsupported value: ${
+      JSON.stringify(v)
+    }: supported values: "", "Ignore", "Strict", "Warn"`,
+  ]);
 }
 
 /** Parse a request body as an object of the table's kind. @throws {StatusError} 400 */

@@ -15,8 +15,10 @@ import {
   ok,
   type ResourceRoute,
   type ServerContext,
+  statusResponse,
   unsupportedMediaType,
 } from "./_apiserver_context.ts";
+import { StatusError } from "../api/errors.ts";
 import {
   checkNamespace,
   fieldValidationOf,
@@ -83,19 +85,27 @@ export async function getObject(
 }
 
 /**
- * A write's answer: the stored object as JSON (or the subresource's view
- * of it), with the write's warnings as `Warning` headers (code 299, as
- * kube-apiserver sends them).
+ * Run a write's stages after decoding and answer with the stored object
+ * as JSON (or the subresource's view of it), or with the Status a stage
+ * threw; either way with the write's warnings as `Warning` headers (code
+ * 299, as kube-apiserver sends them with any answer).
  */
-function written(
+async function written(
+  ctx: ServerContext,
   status: number,
   w: Write,
-  e: Entry,
   sub?: Subresource,
-): Response {
-  const res = sub?.view && !sub.statusOnly
-    ? jsonResponse(status, JSON.stringify(sub.view(e)))
-    : jsonResponse(status, entryJson(e));
+): Promise<Response> {
+  let res: Response;
+  try {
+    const e = await admitAndStore(ctx, w);
+    res = sub?.view && !sub.statusOnly
+      ? jsonResponse(status, JSON.stringify(sub.view(e)))
+      : jsonResponse(status, entryJson(e));
+  } catch (err) {
+    if (!(err instanceof StatusError)) throw err;
+    res = statusResponse(err.status);
+  }
   for (const warning of w.warnings) {
     res.headers.append("warning", `299 - ${JSON.stringify(warning)}`);
   }
@@ -105,7 +115,7 @@ function written(
 /** A write of a route, its stages after decoding still to run. */
 function writeOf(
   r: ResourceRoute,
-  q: URLSearchParams,
+  fieldValidation: Write["fieldValidation"],
   operation: Write["operation"],
   object: KubeObject,
   old: Entry | undefined,
@@ -122,7 +132,7 @@ function writeOf(
     object,
     oldObject: old?.obj,
     dryRun,
-    fieldValidation: fieldValidationOf(q),
+    fieldValidation,
     warnings: [],
   };
 }
@@ -135,13 +145,14 @@ export async function create(
   q: URLSearchParams,
 ): Promise<Response> {
   const dryRun = checkDryRun("CreateOptions", q.getAll("dryRun"));
+  const fv = fieldValidationOf(q, "CreateOptions");
   const obj = parseBody(r.table, text);
   checkNamespace(r, obj);
   if (r.table.type.namespaced && !ctx.cluster.namespaceExists(r.namespace)) {
     throw notFound("namespaces", r.namespace);
   }
-  const w = writeOf(r, q, "CREATE", obj, undefined, dryRun);
-  return written(201, w, await admitAndStore(ctx, w));
+  const w = writeOf(r, fv, "CREATE", obj, undefined, dryRun);
+  return written(ctx, 201, w);
 }
 
 /** POST to an object's subresource (`pods/binding`). */
@@ -165,13 +176,14 @@ export async function replace(
   q: URLSearchParams,
 ): Promise<Response> {
   const sub = subresourceOf(r);
+  const fv = fieldValidationOf(q, "UpdateOptions");
   if (sub && !sub.statusOnly) {
     if (!sub.update) throw noSuchResource();
     const old = stored(r);
     const kind = sub.discovery.kind ?? r.table.type.kind;
     const obj = sub.update(old, parseJson(text, kind));
-    const w = writeOf(r, q, "UPDATE", obj, old);
-    return written(200, w, await admitAndStore(ctx, w), sub);
+    const w = writeOf(r, fv, "UPDATE", obj, old);
+    return written(ctx, 200, w, sub);
   }
   const obj = parseBody(r.table, text);
   checkNamespace(r, obj);
@@ -179,8 +191,8 @@ export async function replace(
     keyOf(r.table.type.namespaced ? r.namespace : "", r.name!),
   );
   if (!old) throw notFound(r.table.type.resource, r.name!, r.table.type.group);
-  const w = writeOf(r, q, "UPDATE", obj, old);
-  return written(200, w, await admitAndStore(ctx, w));
+  const w = writeOf(r, fv, "UPDATE", obj, old);
+  return written(ctx, 200, w);
 }
 
 /** PATCH of an object or of its subresource. */
@@ -219,6 +231,7 @@ export async function patch(
       "Forbidden: may not be specified for non-apply patch",
     ]);
   }
+  const fv = fieldValidationOf(q, "PatchOptions");
   const body = parsePatch(contentType, await req.text());
   const { table } = r;
   const ns = table.type.namespaced ? r.namespace : "";
@@ -244,27 +257,27 @@ export async function patch(
       now: rfc3339(ctx.clock.now()),
     });
     if (old) {
-      const w = writeOf(r, q, "UPDATE", obj, old);
-      return written(200, w, await admitAndStore(ctx, w));
+      const w = writeOf(r, fv, "UPDATE", obj, old);
+      return written(ctx, 200, w);
     }
     checkNamespace(r, obj);
     if (table.type.namespaced && !ctx.cluster.namespaceExists(r.namespace)) {
       throw notFound("namespaces", r.namespace);
     }
-    const w = writeOf(r, q, "CREATE", {
+    const w = writeOf(r, fv, "CREATE", {
       ...obj,
       metadata: { ...obj.metadata, name: r.name },
     }, undefined);
-    return written(201, w, await admitAndStore(ctx, w));
+    return written(ctx, 201, w);
   }
   if (!old) throw notFound(table.type.resource, r.name!, table.type.group);
   if (sub && !(sub.view && sub.update)) throw noSuchResource();
   const current = sub ? sub.view!(old) : JSON.parse(entryJson(old));
   const next = patched(contentType, current, body);
   if (sub && !sub.statusOnly) {
-    const w = writeOf(r, q, "UPDATE", sub.update!(old, next), old);
-    return written(200, w, await admitAndStore(ctx, w), sub);
+    const w = writeOf(r, fv, "UPDATE", sub.update!(old, next), old);
+    return written(ctx, 200, w, sub);
   }
-  const w = writeOf(r, q, "UPDATE", patchedObject(r, next), old);
-  return written(200, w, await admitAndStore(ctx, w));
+  const w = writeOf(r, fv, "UPDATE", patchedObject(r, next), old);
+  return written(ctx, 200, w);
 }
