@@ -398,6 +398,32 @@ function rows(
       TypeError,
       'Manager.controller: opts.cacheSyncTimeout must be a number > 0, got "2m"',
     ],
+    [
+      () => new Manager(client).add({ start: "now" } as Any),
+      TypeError,
+      'Manager.add: runnable.start must be a function, got "now"',
+    ],
+    [
+      () =>
+        new Manager(client).add({
+          start: () => Promise.resolve(),
+          needLeaderElection: "yes" as Any,
+        }),
+      TypeError,
+      'Manager.add: runnable.needLeaderElection must be a boolean, got "yes"',
+    ],
+    [
+      () =>
+        new Manager(client, {
+          leaderElection: {
+            name: "l",
+            namespace: "x",
+            onStartedLeading: true as Any,
+          },
+        }),
+      TypeError,
+      "new Manager: opts.leaderElection.onStartedLeading must be a function, got true",
+    ],
     // resource types
     [
       () =>

@@ -372,6 +372,11 @@ export class ControllerBuilder<T extends KubeObject> {
     return controller;
   }
 
+  /** @internal Whether `complete` was called (the manager's `run()` checks). */
+  get completed(): boolean {
+    return this.#completed;
+  }
+
   #check(call: string, type: unknown, opts: unknown): void {
     checkType(`ControllerBuilder.${call}`, "type", type);
     checkOptions(`ControllerBuilder.${call}`, "opts", opts);

@@ -85,6 +85,71 @@ export interface LeaderElectionOptions {
   retryPeriod?: number;
   /** Give the Lease up on shutdown so another replica takes over at once. Default true. */
   releaseOnCancel?: boolean;
+  /**
+   * Called when this replica starts leading, before the workers and the
+   * leader runnables start (client-go `OnStartedLeading`). A throw is
+   * logged.
+   */
+  onStartedLeading?: () => void;
+  /**
+   * Called when this replica stops leading: on shutdown after the Lease is
+   * released, or when leadership is lost (client-go `OnStoppedLeading`).
+   * A throw is logged.
+   */
+  onStoppedLeading?: () => void;
+}
+
+/**
+ * Code the {@link Manager} runs beside its controllers (controller-runtime
+ * `manager.Runnable`, and `LeaderElectionRunnable` with
+ * `needLeaderElection`): a poller, a cache warmer, a server of your own.
+ *
+ * `start(signal)` is called once the controllers' caches have synced;
+ * with `needLeaderElection: true` (and the Manager's `leaderElection`
+ * set), only once this replica leads. `signal` aborts the moment shutdown
+ * starts (or leadership is lost); the manager then waits for the promise
+ * within `gracefulShutdownTimeout` (1 s more at most) before it goes on
+ * without it. A promise that rejects before the stop makes `run()` stop
+ * and reject with its error; one that resolves early just ends.
+ *
+ * @example Poll something while the manager runs
+ * ```ts
+ * import { Manager, type Runnable } from "@kubecache/core/controller";
+ * import { KubeClient, KubeConfig } from "@kubecache/core";
+ * import { FakeApiServer } from "@kubecache/core/testing";
+ * import assert from "node:assert/strict";
+ *
+ * await using server = await FakeApiServer.start();
+ * await using client = new KubeClient(KubeConfig.fromOptions({ server: server.url }));
+ * await using manager = new Manager(client);
+ * const started = Promise.withResolvers<void>();
+ * let stopped = false;
+ * const poller: Runnable = {
+ *   async start(signal) {
+ *     started.resolve();
+ *     await new Promise((resolve) => signal.addEventListener("abort", resolve));
+ *     stopped = true;
+ *   },
+ *   needLeaderElection: false,
+ * };
+ * manager.add(poller);
+ * const stop = new AbortController();
+ * const running = manager.run(stop.signal);
+ * await started.promise;
+ * stop.abort();
+ * await running;
+ * assert.equal(stopped, true);
+ * ```
+ */
+export interface Runnable {
+  /** Run until `signal` aborts; the promise settles when done. */
+  start(signal: AbortSignal): Promise<void>;
+  /**
+   * Run only on the leader (controller-runtime's `NeedLeaderElection`).
+   * Default false here, as a plain Runnable in controller-runtime (its
+   * controllers say true). Without `leaderElection`, every replica runs it.
+   */
+  needLeaderElection?: boolean;
 }
 
 /**
@@ -263,6 +328,9 @@ export class Manager implements AsyncDisposable {
   readonly #opts: ManagerOptions;
   readonly #graceful: number;
   readonly #controllers: Controller[] = [];
+  readonly #builders: { name: string; completed(): boolean }[] = [];
+  readonly #runnables: Runnable[] = [];
+  #isLeader: () => boolean = () => false;
   readonly #recorders = new Map<string, EventRecorder>();
   readonly #informers = new Map<string, SharedIndexInformer<KubeObject>>();
   #servers: EndpointServer[] = [];
@@ -318,6 +386,11 @@ export class Manager implements AsyncDisposable {
             show(le.releaseOnCancel)
           }`,
         );
+      }
+      for (const cb of ["onStartedLeading", "onStoppedLeading"] as const) {
+        if (le[cb] !== undefined) {
+          checkFunction(call, `opts.leaderElection.${cb}`, le[cb]);
+        }
       }
       // The elector checks its durations (whole seconds, deadline order)
       // at construction: make one now so a bad option throws here.
@@ -513,10 +586,82 @@ export class Manager implements AsyncDisposable {
     if (this.#started) {
       throw new Error(`${call}: cannot add "${name}": the manager has started`);
     }
-    if (this.#controllers.some((c) => c.name === name)) {
+    if (this.#builders.some((b) => b.name === name)) {
       throw new TypeError(`${call}: a controller named "${name}" exists`);
     }
-    return new ControllerBuilder<T>(this.#host(), name, forType, opts);
+    const builder = new ControllerBuilder<T>(
+      this.#host(),
+      name,
+      forType,
+      opts,
+    );
+    this.#builders.push({ name, completed: () => builder.completed });
+    return builder;
+  }
+
+  /**
+   * Run `runnable` beside the controllers (controller-runtime
+   * `mgr.Add(runnable)`): started after the caches sync, only while leading
+   * when it says `needLeaderElection: true`, stopped with the controllers
+   * in the shutdown; see {@link Runnable}.
+   * @param runnable `{ start(signal), needLeaderElection? }`
+   * @throws {TypeError} when `runnable` has no `start` function or `needLeaderElection` is not a boolean
+   * @throws {Error} when the manager has started
+   *
+   * @example A leader-only job
+   * ```ts
+   * import { Manager } from "@kubecache/core/controller";
+   * import { KubeClient, KubeConfig } from "@kubecache/core";
+   * import assert from "node:assert/strict";
+   *
+   * await using client = new KubeClient(KubeConfig.fromOptions({ server: "http://127.0.0.1:1" }));
+   * await using manager = new Manager(client);
+   * manager.add({ start: async () => {}, needLeaderElection: true });
+   * assert.throws(() => manager.add({} as never), /Manager.add: runnable.start must be a function/);
+   * ```
+   */
+  add(runnable: Runnable): void {
+    const call = "Manager.add";
+    checkOptions(call, "runnable", runnable);
+    checkFunction(call, "runnable.start", runnable?.start);
+    if (
+      runnable.needLeaderElection !== undefined &&
+      typeof runnable.needLeaderElection !== "boolean"
+    ) {
+      throw new TypeError(
+        `${call}: runnable.needLeaderElection must be a boolean, got ${
+          show(runnable.needLeaderElection)
+        }`,
+      );
+    }
+    if (this.#started) {
+      throw new Error(
+        `${call}: cannot add a runnable: the manager has started`,
+      );
+    }
+    this.#runnables.push(runnable);
+  }
+
+  /**
+   * Whether this replica leads now (controller-runtime `mgr.Elected()`
+   * having closed): with `leaderElection`, while it holds the Lease;
+   * without, from `run()` until the shutdown starts. False before `run()`
+   * and after.
+   * @returns whether the leader's work runs here
+   *
+   * @example Not leading before run()
+   * ```ts
+   * import { Manager } from "@kubecache/core/controller";
+   * import { KubeClient, KubeConfig } from "@kubecache/core";
+   * import assert from "node:assert/strict";
+   *
+   * await using client = new KubeClient(KubeConfig.fromOptions({ server: "http://127.0.0.1:1" }));
+   * await using manager = new Manager(client);
+   * assert.equal(manager.isLeader(), false);
+   * ```
+   */
+  isLeader(): boolean {
+    return this.#isLeader();
   }
 
   /** The controllers added so far. */
@@ -707,6 +852,16 @@ export class Manager implements AsyncDisposable {
         new TypeError("Manager.run: the manager has run already"),
       );
     }
+    const incomplete = this.#builders.filter((b) => !b.completed());
+    if (incomplete.length > 0) {
+      return Promise.reject(
+        new Error(
+          `Manager.run: ${
+            incomplete.map((b) => `controller "${b.name}"`).join(", ")
+          } never completed: finish each with .complete(reconcile)`,
+        ),
+      );
+    }
     this.#started = true;
     this.#running = true;
     try {
@@ -785,15 +940,20 @@ export class Manager implements AsyncDisposable {
    * 3. sync: each controller waits for its own informers, at most its
    *    `cacheSyncTimeout` (then `run()` rejects naming the resource);
    *    one controller's missing CRD does not hold the others;
-   * 4. leader election, when configured: while leading, each controller's
-   *    workers run once its caches synced; without it, the same at once.
+   * 4. runnables that need no leader, once every controller's caches
+   *    synced;
+   * 5. leader election, when configured: while leading, each controller's
+   *    workers run once its caches synced, and the runnables needing a
+   *    leader once all synced; without it, the same at once.
    *
    * Then wait for a stop: `signal` aborted, leadership lost, or a failure.
    *
    * Stop:
-   * 1. `stopping`: workers take no new key, `ctx.stopping` aborts;
-   * 2. drain: reconciles in flight get `gracefulShutdownTimeout`, then
-   *    `ctx.signal` aborts; ABANDON_MS later they are given up on;
+   * 1. `stopping`: workers take no new key, `ctx.stopping` and the
+   *    runnables' signals abort;
+   * 2. drain: reconciles and runnables in flight get
+   *    `gracefulShutdownTimeout`, then `ctx.signal` aborts; ABANDON_MS
+   *    later they are given up on;
    * 3. leader election ends: the Lease is released (it was renewed while
    *    draining);
    * 4. queues and caches stop;
@@ -822,10 +982,41 @@ export class Manager implements AsyncDisposable {
     if (signal.aborted) onAbort();
     else signal.addEventListener("abort", onAbort, { once: true });
 
-    // What runs until the stop: the controllers' workers.
+    // What runs until the stop: the controllers' workers and the
+    // runnables, each pushed the moment it is due (a promise that waits
+    // for its caches), so a drain never misses one.
     const work: Promise<unknown>[] = [];
     const synced = new Map<Controller, Promise<boolean>>();
-    const startWorkers = (lead?: AbortSignal) => {
+    const allSynced = () =>
+      Promise.all(synced.values()).then((oks) => oks.every(Boolean));
+    let runnablesRunning = 0;
+    const runRunnable = async (r: Runnable, stop: AbortSignal) => {
+      runnablesRunning++;
+      try {
+        await r.start(stop);
+      } catch (err) {
+        // An error before the stop stops the manager (controller-runtime
+        // returns it from Start); after, it is only worth a line.
+        if (!stop.aborted) fail(err);
+        else if (err !== stop.reason) {
+          console.error("Manager: a runnable failed while stopping:", err);
+        }
+      } finally {
+        runnablesRunning--;
+      }
+    };
+    const startRunnables = (leader: boolean, stop: AbortSignal) => {
+      for (const r of this.#runnables) {
+        if ((r.needLeaderElection === true) !== leader) continue;
+        work.push(
+          allSynced().then((ok) =>
+            ok && !stop.aborted ? runRunnable(r, stop) : undefined
+          ),
+        );
+      }
+    };
+    // The leader's work: the workers, and the runnables needing a leader.
+    const startLeading = (lead?: AbortSignal) => {
       const stop = lead
         ? AbortSignal.any([lead, stopping.signal])
         : stopping.signal;
@@ -836,15 +1027,18 @@ export class Manager implements AsyncDisposable {
           ),
         );
       }
+      startRunnables(true, stop);
     };
     // Stop 2's bound: a reconcile that ignores its aborted signal (a
     // request made without it to a server that hangs) must not hold the
     // shutdown, and the Lease, forever.
     const abandoned = Promise.withResolvers<void>();
     let stuck = 0;
+    let stuckRunnables = 0;
     reconcileAbort.signal.addEventListener("abort", () => {
       clock.sleep(ABANDON_MS, timers.signal).then(() => {
         stuck = this.#controllers.reduce((n, c) => n + c.inFlight, 0);
+        stuckRunnables = runnablesRunning;
         abandoned.resolve();
       }, () => {});
     }, { once: true });
@@ -871,12 +1065,14 @@ export class Manager implements AsyncDisposable {
           }),
         );
       }
-      // Start 4.
+      // Start 4: runnables not needing a leader, once the caches synced.
+      startRunnables(false, stopping.signal);
+      // Start 5.
       if (!stopRequested.signal.aborted) {
         const le = this.#opts.leaderElection;
         if (le) {
           electing = this.#elect(le, electorStop.signal, {
-            startWorkers,
+            startLeading,
             drained,
             lost: (err) => {
               state.lost = err;
@@ -886,7 +1082,11 @@ export class Manager implements AsyncDisposable {
             },
           });
           electing.catch(fail);
-        } else startWorkers();
+        } else {
+          // No election: this replica is the leader until it stops.
+          this.#isLeader = () => !stopping.signal.aborted;
+          startLeading();
+        }
       }
       await aborted(stopRequested.signal);
     } finally {
@@ -920,6 +1120,7 @@ export class Manager implements AsyncDisposable {
       await Promise.all(this.#servers.map((s) => s.close()));
       this.#servers = [];
       this.#running = false;
+      this.#isLeader = () => false;
       this.#unobserve();
     }
     if (state.failure) throw state.failure.error;
@@ -927,6 +1128,11 @@ export class Manager implements AsyncDisposable {
     if (stuck > 0) {
       throw new Error(
         `Manager.run: ${stuck} reconcile(s) did not end within ${ABANDON_MS} ms after their ctx.signal aborted (gracefulShutdownTimeout ${graceful} ms); shut down without them`,
+      );
+    }
+    if (stuckRunnables > 0) {
+      throw new Error(
+        `Manager.run: ${stuckRunnables} runnable(s) did not end within gracefulShutdownTimeout (${graceful} ms) and ${ABANDON_MS} ms more; shut down without them`,
       );
     }
   }
@@ -939,7 +1145,7 @@ export class Manager implements AsyncDisposable {
     le: LeaderElectionOptions,
     stop: AbortSignal,
     on: {
-      startWorkers(lead: AbortSignal): void;
+      startLeading(lead: AbortSignal): void;
       drained(): Promise<void>;
       lost(err: LeadershipLostError): void;
     },
@@ -950,6 +1156,13 @@ export class Manager implements AsyncDisposable {
       { labelNames: ["name"] },
     ).with({ name: le.name });
     leading.set(0);
+    const callback = (fn: (() => void) | undefined, name: string) => {
+      try {
+        fn?.();
+      } catch (err) {
+        console.error(`Manager: leaderElection.${name} threw:`, err);
+      }
+    };
     const elector = new LeaderElector({
       lock: new LeaseLock({
         client: this.#client,
@@ -970,17 +1183,22 @@ export class Manager implements AsyncDisposable {
       callbacks: {
         onStartedLeading: (lead) => {
           leading.set(1);
+          callback(le.onStartedLeading, "onStartedLeading");
           lead.addEventListener("abort", () => {
             if (!stop.aborted) on.lost(new LeadershipLostError(le.name));
           }, { once: true });
-          on.startWorkers(lead);
+          on.startLeading(lead);
           // The elector keeps renewing until stop aborts, and releases
           // the Lease once this settles.
           return on.drained();
         },
-        onStoppedLeading: () => leading.set(0),
+        onStoppedLeading: () => {
+          leading.set(0);
+          callback(le.onStoppedLeading, "onStoppedLeading");
+        },
       },
     });
+    this.#isLeader = () => elector.isLeader();
     await elector.run(stop);
     if (!stop.aborted) on.lost(new LeadershipLostError(le.name));
   }

@@ -831,3 +831,144 @@ Deno.test("Manager: a controller whose type cannot list (CRD not installed) does
   assert.ok(settledAt! - startedAt < 35_000, `${settledAt! - startedAt} ms`);
   await manager[Symbol.asyncDispose]();
 });
+
+Deno.test("Manager with no controllers runs until its signal, then closes its recorders", async () => {
+  await using c = await TestCluster.start();
+  await using manager = new Manager(c.client(), { clock: c.clock });
+  manager.eventRecorder("idle");
+  let settled = false;
+  const stop = new AbortController();
+  const done = manager.run(stop.signal).finally(() => (settled = true));
+  await c.settle();
+  await c.clock.step(60_000);
+  await c.settle();
+  assert.equal(settled, false, "still running with nothing to do");
+  assert.equal(manager.isLeader(), true, "no election: it leads");
+  stop.abort();
+  await c.until(() => settled, "run() settles");
+  await done;
+  assert.equal(manager.isLeader(), false);
+});
+
+Deno.test("Manager.add: a runnable starts after the caches synced, its signal aborts as shutdown starts, and run() waits for it", async () => {
+  await using c = await TestCluster.start();
+  c.server.create(ConfigMaps, {
+    metadata: { name: "a", namespace: "default" },
+  });
+  // The first list fails: the runnable waits for the retry to sync.
+  c.server.faults.failNext(1, {
+    status: 500,
+    match: (r) => new URL(r.url).pathname.endsWith("/configmaps"),
+  });
+  await using manager = new Manager(c.client(), { clock: c.clock });
+  manager.controller("cm", ConfigMaps).complete(() => {});
+  const log: string[] = [];
+  manager.add({
+    start: async (signal) => {
+      log.push(`start synced=${manager.hasSynced()}`);
+      await new Promise((resolve) => signal.addEventListener("abort", resolve));
+      log.push(`abort at ${c.clock.now() - stoppedAt}`);
+      await c.clock.sleep(2_000);
+      log.push("end");
+    },
+  });
+  let stoppedAt = 0;
+  const run = c.run(manager);
+  await c.until(() => log.length === 1, "the runnable started", {
+    maxMs: 10_000,
+  });
+  assert.deepEqual(log, ["start synced=true"]);
+  stoppedAt = c.clock.now();
+  await run.stop();
+  assert.deepEqual(log, ["start synced=true", "abort at 0", "end"]);
+});
+
+Deno.test("Manager.add: a runnable that rejects before the stop makes run() reject with its error", async () => {
+  await using c = await TestCluster.start();
+  await using manager = new Manager(c.client(), { clock: c.clock });
+  manager.add({
+    start: () => Promise.reject(new Error("port 9000 taken")),
+  });
+  const stop = new AbortController();
+  let outcome: unknown;
+  manager.run(stop.signal).then(() => (outcome = "resolved"), (e) => {
+    outcome = e;
+  });
+  await c.until(() => outcome !== undefined, "run() rejects");
+  assert.match(String(outcome), /port 9000 taken/);
+});
+
+Deno.test("Manager leader election: needLeaderElection runnables run only on the leader, others on every replica; isLeader() and the callbacks follow the Lease", async () => {
+  await using c = await TestCluster.start();
+  const replicas = ["a", "b"].map((id) => {
+    const events: string[] = [];
+    const manager = new Manager(c.client(), {
+      clock: c.clock,
+      leaderElection: {
+        name: "lock",
+        namespace: "default",
+        identity: id,
+        onStartedLeading: () => events.push("started"),
+        onStoppedLeading: () => events.push("stopped"),
+      },
+    });
+    const running = { leader: 0, every: 0 };
+    const hold = (key: "leader" | "every") => async (signal: AbortSignal) => {
+      running[key]++;
+      await new Promise((r) => signal.addEventListener("abort", r));
+      running[key]--;
+    };
+    manager.add({ start: hold("leader"), needLeaderElection: true });
+    manager.add({ start: hold("every") });
+    return { id, manager, events, running, run: c.run(manager) };
+  });
+  await c.until(
+    () => replicas.some((r) => r.manager.isLeader()),
+    "a leader",
+    { maxMs: 10_000 },
+  );
+  await c.until(
+    () => replicas.every((r) => r.running.every === 1),
+    "the plain runnables everywhere",
+  );
+  const [leader, other] = replicas[0].manager.isLeader()
+    ? replicas
+    : [replicas[1], replicas[0]];
+  await c.until(() => leader.running.leader === 1, "the leader's runnable");
+  assert.equal(other.running.leader, 0);
+  assert.equal(other.manager.isLeader(), false);
+  assert.deepEqual(leader.events, ["started"]);
+  assert.deepEqual(other.events, []);
+  await leader.run.stop();
+  assert.deepEqual(leader.events, ["started", "stopped"]);
+  assert.equal(leader.manager.isLeader(), false);
+  await c.until(() => other.running.leader === 1, "the takeover", {
+    maxMs: 30_000,
+  });
+  assert.equal(other.manager.isLeader(), true);
+  assert.deepEqual(other.events, ["started"]);
+  await other.run.stop();
+  for (const r of replicas) await r.manager[Symbol.asyncDispose]();
+});
+
+Deno.test("Manager.run rejects naming a builder never completed; add() checks its argument", async () => {
+  await using c = await TestCluster.start();
+  await using manager = new Manager(c.client(), { clock: c.clock });
+  manager.controller("done", ConfigMaps).complete(() => {});
+  manager.controller("forgotten", Secrets).owns(ConfigMaps);
+  await assert.rejects(
+    manager.run(new AbortController().signal),
+    /Manager.run: controller "forgotten" never completed: finish each with .complete\(reconcile\)/,
+  );
+  assert.throws(
+    () => manager.controller("forgotten", ConfigMaps),
+    /a controller named "forgotten" exists/,
+  );
+  assert.throws(
+    () =>
+      manager.add(
+        { start: () => Promise.resolve(), needLeaderElection: 1 } as never,
+      ),
+    /Manager.add: runnable.needLeaderElection must be a boolean, got 1/,
+  );
+});
