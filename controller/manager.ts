@@ -934,7 +934,9 @@ export class Manager implements AsyncDisposable {
    * goes into this list, in its place.
    *
    * Start:
-   * 1. endpoint servers (in `run()`, so `addresses()` is filled at once);
+   * 1. endpoint servers (in `run()`, so `addresses()` is filled at once),
+   *    then the webhook server (before the caches: a converted kind's
+   *    cache needs it);
    * 2. caches: every informer asked of the factory starts (and any asked
    *    for later, at once);
    * 3. sync: each controller waits for its own informers, at most its
@@ -957,8 +959,8 @@ export class Manager implements AsyncDisposable {
    * 3. leader election ends: the Lease is released (it was renewed while
    *    draining);
    * 4. queues and caches stop;
-   * 5. Events are flushed (EVENT_FLUSH_MS at most) and the endpoint
-   *    servers close.
+   * 5. Events are flushed (EVENT_FLUSH_MS at most), then the webhook
+   *    server and the endpoint servers close.
    */
   async #run(signal: AbortSignal): Promise<void> {
     const clock = this.#clock;
