@@ -60,6 +60,7 @@ export {
   setControllerReference,
 } from "./owners.ts";
 export * from "./create_or_patch.ts";
+export * from "./finalizer.ts";
 export * from "./event_recorder.ts";
 export * from "./metrics.ts";
 export * from "./health.ts";

@@ -35,13 +35,14 @@ import {
   type ConfigMap,
   ConfigMaps,
   deepCopy,
+  type DeepReadonly,
   isNotFound,
   type Secret,
   Secrets,
 } from "../mod.ts";
 import {
-  addFinalizer,
   createOrPatch,
+  finalizer,
   hasFinalizer,
   Manager,
   type Reconciler,
@@ -68,18 +69,16 @@ function randomValue(): string {
 /** The reconciler: owned Secret, finalizer, Events. */
 export function secretGenerator(manager: Manager): Reconciler {
   const configMaps = manager.factory.lister(ConfigMaps);
-  return async ({ namespace, name }, { client, recorder, signal }) => {
+  return async ({ namespace, name }, ctx) => {
+    const { client, recorder, signal } = ctx;
     const cached = configMaps.namespaced(namespace!).get(name);
     if (!cached) return; // gone: the finalizer already cleaned up
-    const wanted = cached.metadata.labels?.[LABEL] === "true";
 
-    // Being deleted, or no longer asking: delete the Secret, then let go.
-    if (cached.metadata.deletionTimestamp || !wanted) {
-      if (!hasFinalizer(cached, FINALIZER)) return;
+    const deleteSecret = async (cm: DeepReadonly<ConfigMap>) => {
       try {
         await client.delete(Secrets, secretName(name), { namespace, signal });
         recorder.event(
-          cached,
+          cm,
           "Normal",
           "SecretDeleted",
           `deleted Secret ${secretName(name)}`,
@@ -87,41 +86,56 @@ export function secretGenerator(manager: Manager): Reconciler {
       } catch (err) {
         if (!isNotFound(err)) throw err; // retried with backoff
       }
+    };
+
+    // No longer asking (the label went): delete the Secret, then let go.
+    if (cached.metadata.labels?.[LABEL] !== "true") {
+      if (!hasFinalizer(cached, FINALIZER)) return;
+      await deleteSecret(cached);
       const cm = deepCopy(cached) as ConfigMap;
       removeFinalizer(cm, FINALIZER);
       await client.update(ConfigMaps, cm, { signal });
       return;
     }
 
-    // First sight: hold the ConfigMap until the Secret is cleaned up.
-    if (!hasFinalizer(cached, FINALIZER)) {
-      const cm = deepCopy(cached) as ConfigMap;
-      addFinalizer(cm, FINALIZER);
-      // The update comes back as an event: the next reconcile goes on.
-      await client.update(ConfigMaps, cm, { signal });
-      return;
-    }
-
-    const keys = (cached.data?.keys ?? "").split(",").map((k) => k.trim())
-      .filter((k) => k !== "");
-    const desired: Secret = {
-      metadata: { name: secretName(name), namespace },
-      type: "Opaque",
-    };
-    const result = await createOrPatch(client, Secrets, desired, (secret) => {
-      setControllerReference(cached, secret);
-      const data: Record<string, string> = {};
-      for (const key of keys) data[key] = secret.data?.[key] ?? randomValue();
-      secret.data = data;
+    // The finalizer flow: it is added first (and the write brings the
+    // ConfigMap back), apply runs while the ConfigMap lives, cleanup once
+    // it is being deleted, and then the finalizer goes.
+    return await finalizer(ctx, ConfigMaps, cached, FINALIZER, {
+      cleanup: deleteSecret,
+      apply: async (cm) => {
+        const keys = (cm.data?.keys ?? "").split(",").map((k) => k.trim())
+          .filter((k) => k !== "");
+        const desired: Secret = {
+          metadata: { name: secretName(name), namespace },
+          type: "Opaque",
+        };
+        const result = await createOrPatch(
+          client,
+          Secrets,
+          desired,
+          (secret) => {
+            setControllerReference(cm, secret);
+            const data: Record<string, string> = {};
+            for (const key of keys) {
+              data[key] = secret.data?.[key] ?? randomValue();
+            }
+            secret.data = data;
+          },
+          { signal },
+        );
+        if (result !== "unchanged") {
+          recorder.event(
+            cm,
+            "Normal",
+            result === "created" ? "SecretCreated" : "SecretUpdated",
+            `Secret ${
+              secretName(name)
+            } holds ${keys.length} generated value(s)`,
+          );
+        }
+      },
     });
-    if (result !== "unchanged") {
-      recorder.event(
-        cached,
-        "Normal",
-        result === "created" ? "SecretCreated" : "SecretUpdated",
-        `Secret ${secretName(name)} holds ${keys.length} generated value(s)`,
-      );
-    }
   };
 }
 
