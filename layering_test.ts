@@ -83,6 +83,8 @@ const SHARED_PRIVATE: Record<string, ReadonlySet<string>> = {
     "testing/_apiserver_decode.ts",
   ]),
   "workqueue/_validate.ts": new Set(["controller/_check.ts"]),
+  // The one worker loop: runWorkers' and the Controller's.
+  "workqueue/_worker_loop.ts": new Set(["controller/builder.ts"]),
   // The webhook server re-reads its serving certificate as the client
   // re-reads its client certificate: one watcher of a file pair.
   "client/_cert_files.ts": new Set(["controller/webhook_server.ts"]),

@@ -20,6 +20,7 @@ import type { GenericLister } from "../cache/listers.ts";
 import { describeCause } from "../cache/reflector_status.ts";
 import type { KubeClient } from "../client/rest.ts";
 import { RateLimitingQueue } from "../workqueue/rate_limiting_queue.ts";
+import { type Next, workLoop } from "../workqueue/_worker_loop.ts";
 import type { RateLimiter } from "../workqueue/rate_limiter.ts";
 import {
   checkFunction,
@@ -687,16 +688,7 @@ export class Controller {
    * @internal Run the workers until `stop` aborts; the reconciles in
    * flight get `reconcileSignal` and are awaited.
    */
-  async run(stop: AbortSignal, reconcileSignal: AbortSignal): Promise<void> {
-    await Promise.all(
-      Array.from(
-        { length: this.maxConcurrentReconciles },
-        () => this.#worker(stop, reconcileSignal),
-      ),
-    );
-  }
-
-  async #worker(stop: AbortSignal, signal: AbortSignal): Promise<void> {
+  run(stop: AbortSignal, signal: AbortSignal): Promise<void> {
     const queue = this.#queue;
     const clock = this.#host.clock;
     const label = { controller: this.name };
@@ -714,19 +706,13 @@ export class Controller {
       requeue: this.#m.total.with({ ...label, result: "requeue" }),
       requeue_after: this.#m.total.with({ ...label, result: "requeue_after" }),
     };
-    while (!stop.aborted) {
-      let key: string | undefined;
-      try {
-        key = await queue.get({ signal: stop });
-      } catch (err) {
-        if (stop.aborted) return;
-        throw err;
-      }
-      if (key === undefined) return;
+    // What one reconcile leads to (controller-runtime's reconcileHandler);
+    // the loop itself is workqueue's, the one runWorkers runs.
+    const handle = async (key: string): Promise<Next> => {
       active.inc();
       const req = requestOfKey(key, this.forType.namespaced);
       const started = clock.now();
-      let result: keyof typeof totals;
+      let result: keyof typeof totals = "error";
       try {
         const out = await this.#reconcile(req, {
           signal,
@@ -747,39 +733,35 @@ export class Controller {
         const after = (out as { requeueAfter?: number } | undefined)
           ?.requeueAfter;
         if (typeof after === "number" && after > 0) {
-          queue.forget(key);
-          queue.addAfter(key, after);
           result = "requeue_after";
-        } else if ((out as { requeue?: boolean } | undefined)?.requeue) {
-          queue.addRateLimited(key);
-          result = "requeue";
-        } else {
-          queue.forget(key);
-          result = "success";
+          return { after };
         }
+        if ((out as { requeue?: boolean } | undefined)?.requeue) {
+          result = "requeue";
+          return "rateLimited";
+        }
+        result = "success";
+        return "forget";
       } catch (err) {
-        result = "error";
         errors.inc();
         // What a stop aborted is no failure of the reconcile: retried,
         // never reported or counted as a panic.
         const byStop = stopping.aborted &&
           (err === stopping.reason || err === signal.reason);
         const terminal = !byStop && isTerminal(err);
-        if (terminal) {
-          queue.forget(key);
-          terminalErrors.inc();
-        } else queue.addRateLimited(key);
+        if (terminal) terminalErrors.inc();
         // JavaScript's closest thing to a Go panic: a thrown value that is
         // no Error (`throw "boom"`, a rejected promise of a plain object).
         if (!byStop && !(err instanceof Error)) panics.inc();
         if (!byStop) this.#host.onError(err, this.name, req, terminal);
+        return terminal ? "forget" : "rateLimited";
       } finally {
         active.dec();
-        queue.done(key);
+        totals[result].inc();
+        time.observe((clock.now() - started) / 1000);
       }
-      totals[result].inc();
-      time.observe((clock.now() - started) / 1000);
-    }
+    };
+    return workLoop(queue, this.maxConcurrentReconciles, stop, handle);
   }
 
   #watch(spec: WatchSpec): void {

@@ -8,6 +8,7 @@
 
 import type { RateLimitingQueue } from "./rate_limiting_queue.ts";
 import type { CallbackResult } from "../api/callback.ts";
+import { type Next, workLoop } from "./_worker_loop.ts";
 import {
   checkFunction,
   checkInteger,
@@ -194,27 +195,13 @@ export async function runWorkers<T>(
     }
   };
 
-  const worker = async (): Promise<void> => {
-    while (!signal.aborted) {
-      let item: T | undefined;
-      try {
-        item = await queue.get({ signal });
-      } catch (err) {
-        if (signal.aborted) return;
-        throw err;
-      }
-      if (item === undefined) return; // shut down and drained
-      try {
-        await reconcile(item, signal);
-        queue.forget(item);
-      } catch (err) {
-        report(err, item);
-        if (queue.numRequeues(item) < maxRetries) queue.addRateLimited(item);
-        else queue.forget(item);
-      } finally {
-        queue.done(item);
-      }
+  await workLoop(queue, workers, signal, async (item): Promise<Next> => {
+    try {
+      await reconcile(item, signal);
+      return "forget";
+    } catch (err) {
+      report(err, item);
+      return queue.numRequeues(item) < maxRetries ? "rateLimited" : "forget";
     }
-  };
-  await Promise.all(Array.from({ length: workers }, worker));
+  });
 }
