@@ -122,8 +122,11 @@ interface Pending {
  * 2. **deduplicate**: the same (object, type, reason, message) within 10
  *    minutes of the last one raises `count` and `lastTimestamp` of the
  *    existing Event with a PATCH instead of creating a new one;
- * 3. **spam filter**: per (source, object), a token bucket lets 25 events
- *    through, then one per 5 minutes; the rest are counted as `filtered`;
+ * 3. **spam filter**: per (source, object, type), a token bucket lets 25
+ *    events through, then one per 5 minutes; the rest are counted as
+ *    `filtered`. client-go keys it by (source, object) alone, where Normal
+ *    events can use up the budget and hide a Warning; here Normal and
+ *    Warning events have a budget each;
  * 4. **queue**: writes wait in a bounded queue (`maxQueued`, 1000) and go
  *    out one at a time; when it is full, or the server refuses a write,
  *    the event is dropped and counted. A PATCH of an Event the server no
@@ -378,15 +381,20 @@ export class EventRecorder implements AsyncDisposable {
     seen.at = now;
     this.#observed.set(key, seen);
 
-    // 3. Spam filter per (source, object): 25, then 1 per 5 minutes.
-    let bucket = this.#spam.get(objectKey);
+    // 3. Spam filter per (source, object, type): 25, then 1 per 5
+    // minutes. client-go keys it by source and object alone, so a
+    // controller that records a Normal event per reconcile spends the
+    // object's budget and its Warnings are dropped; here Warnings have a
+    // budget of their own.
+    const spamKey = `${objectKey}\u0000${type}`;
+    let bucket = this.#spam.get(spamKey);
     if (!bucket) bucket = { tokens: SPAM_BURST, at: now };
     bucket.tokens = Math.min(
       SPAM_BURST,
       bucket.tokens + (now - bucket.at) / 1000 * SPAM_QPS,
     );
     bucket.at = now;
-    this.#spam.set(objectKey, bucket);
+    this.#spam.set(spamKey, bucket);
     if (bucket.tokens < 1) {
       this.#stats.filtered++;
       return;

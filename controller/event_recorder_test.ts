@@ -129,6 +129,41 @@ Deno.test("EventRecorder: the spam filter lets 25 events of one object through, 
   assert.equal(recorder.stats().created, 27);
 });
 
+Deno.test("EventRecorder: Warnings have their own spam budget per (source, object, type), never starved by Normal events", async () => {
+  await using s = await setup();
+  const { c, cm, recorder } = s;
+  // A controller that records a Normal event per reconcile uses up the
+  // object's Normal budget...
+  for (let i = 0; i < 40; i++) recorder.event(cm, "Normal", `Synced${i}`, "m");
+  await recorder.flush();
+  assert.equal(recorder.stats().created, 25);
+  assert.equal(recorder.stats().filtered, 15);
+  // ...and its Warning still gets through (client-go would filter it).
+  recorder.event(cm, "Warning", "SyncFailed", "the Secret is forbidden");
+  await recorder.flush();
+  assert.equal(recorder.stats().created, 26);
+  const warnings = c.server.list(Events, "default").filter((e) =>
+    e.type === "Warning"
+  );
+  assert.deepEqual(warnings.map((e) => e.reason), ["SyncFailed"]);
+  // Warnings are limited in turn: 25 in all, then filtered.
+  for (let i = 0; i < 30; i++) recorder.event(cm, "Warning", `W${i}`, "m");
+  await recorder.flush();
+  assert.equal(recorder.stats().created, 50);
+  assert.equal(recorder.stats().filtered, 21);
+  // Another recorder (source) about the same object has budgets of its own
+  // (a millisecond later: Event names are the object's and the time's).
+  await c.clock.step(1);
+  const other = new EventRecorder(c.client(), {
+    component: "other-controller",
+    clock: c.clock,
+  });
+  other.event(cm, "Normal", "Hello", "m");
+  await other.flush();
+  assert.equal(other.stats().created, 1);
+  await other.close();
+});
+
 Deno.test("EventRecorder: a full queue drops and counts; a refused write is dropped and counted; event() never throws", async () => {
   await using s = await setup();
   const { c, cm, recorder } = s;
