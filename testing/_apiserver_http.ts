@@ -43,7 +43,12 @@ import {
   post,
   replace,
 } from "./_apiserver_handle_write.ts";
-import type { Cluster } from "./_apiserver_registry.ts";
+import type { Table } from "./_apiserver_store.ts";
+import {
+  convertedTable,
+  convertedVersions,
+  serveConverted,
+} from "./_apiserver_conversion.ts";
 import { failure, noSuchResource } from "./_apiserver_status.ts";
 
 export type { ServerContext } from "./_apiserver_context.ts";
@@ -119,7 +124,7 @@ function forbidAnonymous(ctx: ServerContext, req: Request, url: URL): Status {
     ? ["", segs[1], segs.slice(2)]
     : [segs[1], segs[2], segs.slice(3)];
   const r = segs[0] === "api" || segs[0] === "apis"
-    ? resolve(ctx.cluster, g ?? "", v ?? "", rest)
+    ? resolve((res) => ctx.cluster.find(g ?? "", v ?? "", res), rest)
     : undefined;
   if (!r) {
     const verb = req.method.toLowerCase();
@@ -216,25 +221,46 @@ function route(
   } else {
     return textNotFound();
   }
-  const served = resourceList(ctx.cluster.tables, group, version);
+  let served = resourceList(ctx.cluster.tables, group, version);
+  const converted = convertedVersions(ctx, group, version);
+  if (converted.length > 0) {
+    // Discovery of a version only converted to: its resources are listed too.
+    const more = resourceList(converted, group, converted[0].type.version) as
+      | { resources: unknown[] }
+      | undefined;
+    const doc = (served ?? {
+      kind: "APIResourceList",
+      apiVersion: "v1",
+      groupVersion: `${group}/${version}`,
+      resources: [],
+    }) as { resources: unknown[] };
+    doc.resources = [...doc.resources, ...(more?.resources ?? [])];
+    served = doc;
+  }
   if (served === undefined) {
     return group === ""
       ? statusResponse(noSuchResource().status)
       : textNotFound();
   }
   if (rest.length === 0) return ok(served);
-  const r = resolve(ctx.cluster, group, version, rest);
-  if (!r) throw noSuchResource();
-  return dispatch(ctx, req, url, r);
+  const r = resolve((res) => ctx.cluster.find(group, version, res), rest);
+  if (r) return dispatch(ctx, req, url, r);
+  // A custom resource's version served but not stored: converted.
+  const c = resolve((res) => convertedTable(ctx, group, version, res), rest);
+  if (!c) throw noSuchResource();
+  return serveConverted(
+    ctx,
+    req,
+    c,
+    version,
+    (inner) => dispatch(ctx, inner, url, c),
+  );
 }
 
 function resolve(
-  cluster: Cluster,
-  g: string,
-  v: string,
+  find: (resource: string) => Table | undefined,
   rest: string[],
 ): ResourceRoute | undefined {
-  const find = (r: string) => cluster.find(g, v, r);
   const nsTable = rest[0] === "namespaces" ? find("namespaces") : undefined;
   if (rest.length === 3 && nsTable?.strategy.subresources?.[rest[2]]) {
     // namespaces/{name}/finalize and /status: a namespace's subresource.
