@@ -39,6 +39,7 @@
 
 export * from "./manager.ts";
 export * from "./sharding.ts";
+export * from "./sharded_source.ts";
 export { TerminalError } from "./terminal_error.ts";
 export {
   Controller,
