@@ -18,17 +18,52 @@ import type { DeleteOptions } from "./_apiserver_delete_options.ts";
 import { listResponse } from "./_apiserver_encode.ts";
 import { both, fieldMatcher, labelMatcher } from "./_apiserver_select.ts";
 import { entryJson, namespaceRange } from "./_apiserver_store.ts";
+import { keyOf } from "./_apiserver_registry.ts";
+import {
+  runMutatingWebhooks,
+  runValidatingWebhooks,
+} from "./_apiserver_admission.ts";
+
+/**
+ * The admission of a DELETE (kube-apiserver's chain for deletes: mutating
+ * webhooks, which may not change anything, then validating ones), with
+ * the stored object as `oldObject`. A missing object is left to the store
+ * (404 before any webhook, as kube-apiserver reads it first).
+ */
+async function admitDelete(
+  ctx: ServerContext,
+  r: ResourceRoute,
+  name: string,
+  options: DeleteOptions,
+): Promise<void> {
+  const ns = r.table.type.namespaced ? r.namespace : "";
+  const stored = r.table.get(keyOf(ns, name));
+  if (!stored) return;
+  const attrs = {
+    operation: "DELETE" as const,
+    table: r.table,
+    namespace: ns,
+    name,
+    oldObject: stored.obj,
+    dryRun: (options.dryRun ?? []).includes("All"),
+    options: { kind: "DeleteOptions", apiVersion: "meta.k8s.io/v1" },
+  };
+  const warnings: string[] = [];
+  await runMutatingWebhooks(ctx, attrs, warnings);
+  await runValidatingWebhooks(ctx, attrs, warnings);
+}
 
 /**
  * DELETE of one object with its parsed options: the object (pending or
  * per strategy) or a Success Status.
  */
-export function deleteObject(
+export async function deleteObject(
   ctx: ServerContext,
   r: ResourceRoute,
   options: DeleteOptions,
-): Response {
+): Promise<Response> {
   const { table } = r;
+  await admitDelete(ctx, r, r.name!, options);
   const res = ctx.cluster.delete(table, r.namespace, r.name!, options);
   if (!res.removed || table.strategy.deleteReturnsObject) {
     return jsonResponse(200, entryJson(res.entry));
@@ -51,12 +86,12 @@ export function deleteObject(
  * DELETE of a collection: every object matching the selectors in `q`,
  * each deleted with `options`, answered as a list.
  */
-export function deleteCollection(
+export async function deleteCollection(
   ctx: ServerContext,
   r: ResourceRoute,
   options: DeleteOptions,
   q: URLSearchParams,
-): Response {
+): Promise<Response> {
   const { table } = r;
   const match = both(
     labelMatcher(q.get("labelSelector")),
@@ -70,6 +105,7 @@ export function deleteCollection(
   // were (old resourceVersions) at that list's resourceVersion.
   const before = String(ctx.cluster.rv);
   for (const v of victims) {
+    await admitDelete(ctx, { ...r, namespace: v.namespace }, v.name, options);
     ctx.cluster.delete(table, v.namespace, v.name, options);
   }
   return listResponse(table, victims, { resourceVersion: before });

@@ -654,3 +654,50 @@ Deno.test("jsonPatchOf and the fake's JSON patch agree: applying the diff of two
     );
   }
 });
+
+Deno.test({
+  name:
+    "admission: a DELETE reaches validating webhooks with the stored object as oldObject; a missing object is 404 first",
+  ignore: noOpenssl,
+  async fn() {
+    const registry = new WebhookRegistry();
+    const seen: string[] = [];
+    registry.webhook(ConfigMaps).validator({
+      delete(c, req) {
+        seen.push(`${req.operation} ${c.metadata.name} ${req.object === null}`);
+        if (c.metadata.labels?.keep) throw new Error("kept");
+      },
+    });
+    await using env = await setup(registry);
+    validating(env, "deletes", [
+      hook(env, "deletes.example.com", "/validate--v1-configmap", {
+        rules: [{
+          operations: ["DELETE"],
+          apiGroups: [""],
+          apiVersions: ["v1"],
+          resources: ["configmaps"],
+        }],
+      }),
+    ]);
+    env.server.create(ConfigMaps, cm("kept", {}, { keep: "1" }));
+    env.server.create(ConfigMaps, cm("gone"));
+    const err = await denied(
+      env.client.delete(ConfigMaps, "kept", { namespace: "default" }),
+    );
+    assert.equal(
+      err.message,
+      'admission webhook "deletes.example.com" denied the request: kept',
+    );
+    await env.client.delete(ConfigMaps, "gone", { namespace: "default" });
+    const names = env.server.list(ConfigMaps, "default").map((c) =>
+      c.metadata.name
+    );
+    assert.ok(names.includes("kept"));
+    assert.ok(!names.includes("gone"));
+    const missing = await denied(
+      env.client.delete(ConfigMaps, "never", { namespace: "default" }),
+    );
+    assert.equal(missing.code, 404);
+    assert.deepEqual(seen, ["DELETE kept true", "DELETE gone true"]);
+  },
+});
