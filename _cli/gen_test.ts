@@ -67,7 +67,7 @@ Deno.test("gen --crd reads several YAML documents per file: one module per serve
     assert.match(cert, /^ {2}annotations\?: Record<string, string>;$/m);
     assert.match(cert, /shortNames: \["cert", "certs"\],/);
     const smon = read(dir, "monitoring.coreos.com/v1.ts");
-    assert.match(smon, /^ {2}targetPort\?: number \| string;$/m);
+    assert.match(smon, /^ {2}targetPort\?: IntOrString;$/m);
     assert.match(smon, /^ {2}params\?: Record<string, string\[\]>;$/m);
     assert.match(smon, /^ {2}endpoints\?: ServiceMonitorSpecEndpoints\[\];$/m);
     assert.match(

@@ -1,185 +1,92 @@
 /**
- * Descriptors of Kubernetes resource types: where a kind lives in the API
- * (group, version, plural resource name) and whether it is namespaced. The
- * counterpart of client-go's `schema.GroupVersionResource` plus the discovery
- * data (`metav1.APIResource`) kubectl uses to resolve names.
+ * The built-in resource types a script or a controller commonly uses
+ * (`Pods`, `Deployments`, ...), at the root under the names kubecache has
+ * always given them: each is the descriptor generated for its group/version
+ * (`@kubecache/core/api/<group>/<version>`, which has every resource of the
+ * group), typed with the generated kind. The counterpart of client-go's
+ * `schema.GroupVersionResource` plus the discovery data
+ * (`metav1.APIResource`) kubectl uses to resolve names.
  *
  * @module
  */
 
-import type { KubeObject } from "./object.ts";
+import type { ResourceType } from "./resource_type.ts";
 import type {
   ConfigMap,
   CronJob,
+  CustomResourceDefinition,
   DaemonSet,
   Deployment,
+  EndpointSlice,
+  Ingress,
   Job,
   KubeEvent,
   Lease,
   Namespace,
   Node,
+  PersistentVolume,
+  PersistentVolumeClaim,
   Pod,
   ReplicaSet,
   Secret,
   Service,
+  ServiceAccount,
   StatefulSet,
 } from "./types.ts";
+import type { Endpoints as CoreEndpoints } from "./core/v1.ts";
+import {
+  ConfigMaps as coreConfigMaps,
+  Endpoints as coreEndpoints,
+  Events as coreEvents,
+  Namespaces as coreNamespaces,
+  Nodes as coreNodes,
+  PersistentVolumeClaims as corePersistentVolumeClaims,
+  PersistentVolumes as corePersistentVolumes,
+  Pods as corePods,
+  Secrets as coreSecrets,
+  ServiceAccounts as coreServiceAccounts,
+  Services as coreServices,
+} from "./core/v1.ts";
+import {
+  DaemonSets as appsDaemonSets,
+  Deployments as appsDeployments,
+  ReplicaSets as appsReplicaSets,
+  StatefulSets as appsStatefulSets,
+} from "./apps/v1.ts";
+import { CronJobs as batchCronJobs, Jobs as batchJobs } from "./batch/v1.ts";
+import { Ingresses as networkingIngresses } from "./networking.k8s.io/v1.ts";
+import { Leases as coordinationLeases } from "./coordination.k8s.io/v1.ts";
+import {
+  EndpointSlices as discoveryEndpointSlices,
+} from "./discovery.k8s.io/v1.ts";
+import {
+  CustomResourceDefinitions as apiextensionsCustomResourceDefinitions,
+} from "./apiextensions.k8s.io/v1.ts";
+
+export {
+  apiVersionOf,
+  type ResourceType,
+  resourceType,
+  type ResourceTypeOptions,
+} from "./resource_type.ts";
 
 /**
- * A resource type (apimachinery `GroupVersionResource` + `APIResource`).
- * `T` is the object type its API serves; it only types results.
+ * core/v1 Endpoints: a Service's addresses, as the endpoints controller
+ * writes them (superseded by EndpointSlices, still served).
  *
- * @typeParam T the object type of this resource
- *
- * @example A custom resource type by hand
+ * @example The ready addresses of a service
  * ```ts
- * import { type KubeObject, type ResourceType, resourceType } from "@kubecache/core";
+ * import type { Endpoints } from "@kubecache/core";
  * import assert from "node:assert/strict";
  *
- * interface Widget extends KubeObject {
- *   spec: { size: number };
- * }
- * const Widgets: ResourceType<Widget> = resourceType<Widget>({
- *   apiVersion: "example.com/v1",
- *   kind: "Widget",
- *   resource: "widgets",
- *   namespaced: true,
- * });
- * assert.equal(Widgets.group, "example.com");
- * assert.equal(Widgets.version, "v1");
- * ```
- */
-export interface ResourceType<T extends KubeObject = KubeObject> {
-  /** API group; `""` for the core group (`/api/v1`). */
-  group: string;
-  /** API version, e.g. `"v1"`. */
-  version: string;
-  /** Plural resource name used in URLs, e.g. `"pods"`. */
-  resource: string;
-  /** Kind of the objects, e.g. `"Pod"`. */
-  kind: string;
-  /** Whether objects live in namespaces. */
-  namespaced: boolean;
-  /** Singular name, e.g. `"pod"`; defaults to the lower-cased kind. */
-  singular?: string;
-  /** kubectl short names, e.g. `["po"]`. */
-  shortNames?: string[];
-}
-
-/**
- * Options of {@link resourceType}.
- *
- * @example Describe a CRD's resource
- * ```ts
- * import { resourceType, type ResourceTypeOptions } from "@kubecache/core";
- * import assert from "node:assert/strict";
- *
- * const opts: ResourceTypeOptions = {
- *   apiVersion: "stable.example.com/v1",
- *   kind: "CronTab",
- *   resource: "crontabs",
- *   namespaced: true,
- *   shortNames: ["ct"],
+ * const ep: Endpoints = {
+ *   metadata: { name: "web", namespace: "default" },
+ *   subsets: [{ addresses: [{ ip: "10.0.0.5" }], notReadyAddresses: [{ ip: "10.0.0.6" }], ports: [{ port: 8080 }] }],
  * };
- * assert.equal(resourceType(opts).group, "stable.example.com");
+ * assert.deepEqual(ep.subsets?.flatMap((s) => s.addresses ?? []).map((a) => a.ip), ["10.0.0.5"]);
  * ```
  */
-export interface ResourceTypeOptions {
-  /** `group/version`, or `version` for the core group, e.g. `"example.com/v1"`. */
-  apiVersion: string;
-  /** Kind, e.g. `"Widget"`. */
-  kind: string;
-  /** Plural resource name, e.g. `"widgets"`. */
-  resource: string;
-  /** Whether objects live in namespaces. */
-  namespaced: boolean;
-  /** Singular name; defaults to the lower-cased kind. */
-  singular?: string;
-  /** kubectl short names. */
-  shortNames?: string[];
-}
-
-/**
- * Describe a resource type, typically a CustomResourceDefinition's.
- *
- * @example A CRD
- * ```ts
- * import { apiVersionOf, resourceType } from "@kubecache/core";
- * import assert from "node:assert/strict";
- * const Widgets = resourceType({ apiVersion: "example.com/v1", kind: "Widget", resource: "widgets", namespaced: true });
- * assert.equal(Widgets.group, "example.com");
- * assert.equal(apiVersionOf(Widgets), "example.com/v1");
- * ```
- *
- * @throws {TypeError} when `apiVersion` has more than one `/`, or a name is empty
- * @throws {RangeError} when `apiVersion` has no group and is not `"v1"` (the
- *   core group's only version): `"v1beta1"` alone is a group left out
- */
-export function resourceType<T extends KubeObject = KubeObject>(
-  opts: ResourceTypeOptions,
-): ResourceType<T> {
-  const parts = opts.apiVersion.split("/");
-  if (parts.length > 2 || parts.some((p) => p === "")) {
-    throw new TypeError(
-      `Cannot parse apiVersion: expected "group/version" or "version", got "${opts.apiVersion}"`,
-    );
-  }
-  if (!opts.kind || !opts.resource) {
-    throw new TypeError(
-      `Cannot describe resource type: kind and resource must be non-empty, got kind "${opts.kind}" and resource "${opts.resource}"`,
-    );
-  }
-  const [group, version] = parts.length === 2 ? parts : ["", parts[0]];
-  if (group === "" && version !== "v1") {
-    // The core group's only version is v1: "v1beta1" alone is a group
-    // left out, which the server would answer 404 at /api/v1beta1.
-    throw new RangeError(
-      `Cannot describe resource type: apiVersion "${version}" has no group, and only the core group's "v1" goes without one; give "group/${version}" (e.g. "example.com/${version}")`,
-    );
-  }
-  return {
-    group,
-    version,
-    resource: opts.resource,
-    kind: opts.kind,
-    namespaced: opts.namespaced,
-    singular: opts.singular ?? opts.kind.toLowerCase(),
-    shortNames: opts.shortNames ?? [],
-  };
-}
-
-/**
- * The `apiVersion` string of a resource type: `"v1"` for the core group,
- * `"group/version"` otherwise.
- *
- * @example The apiVersion of an object of a type
- * ```ts
- * import { apiVersionOf, ConfigMaps, Deployments } from "@kubecache/core";
- * import assert from "node:assert/strict";
- *
- * assert.equal(apiVersionOf(ConfigMaps), "v1");
- * assert.equal(apiVersionOf(Deployments), "apps/v1");
- * ```
- */
-export function apiVersionOf(type: ResourceType<KubeObject>): string {
-  return type.group === "" ? type.version : `${type.group}/${type.version}`;
-}
-
-function builtin<T extends KubeObject = KubeObject>(
-  apiVersion: string,
-  kind: string,
-  resource: string,
-  namespaced: boolean,
-  shortNames: string[] = [],
-): ResourceType<T> {
-  return resourceType<T>({
-    apiVersion,
-    kind,
-    resource,
-    namespaced,
-    shortNames,
-  });
-}
+export type Endpoints = CoreEndpoints;
 
 /**
  * core/v1 Pod.
@@ -196,9 +103,7 @@ function builtin<T extends KubeObject = KubeObject>(
  * assert.deepEqual(Pods.shortNames, ["po"]);
  * ```
  */
-export const Pods: ResourceType<Pod> = builtin<Pod>("v1", "Pod", "pods", true, [
-  "po",
-]);
+export const Pods: ResourceType<Pod> = corePods;
 /**
  * core/v1 ConfigMap.
  *
@@ -214,13 +119,7 @@ export const Pods: ResourceType<Pod> = builtin<Pod>("v1", "Pod", "pods", true, [
  * assert.deepEqual(ConfigMaps.shortNames, ["cm"]);
  * ```
  */
-export const ConfigMaps: ResourceType<ConfigMap> = builtin<ConfigMap>(
-  "v1",
-  "ConfigMap",
-  "configmaps",
-  true,
-  ["cm"],
-);
+export const ConfigMaps: ResourceType<ConfigMap> = coreConfigMaps;
 /**
  * core/v1 Secret.
  *
@@ -235,12 +134,7 @@ export const ConfigMaps: ResourceType<ConfigMap> = builtin<ConfigMap>(
  * assert.equal(Secrets.namespaced, true);
  * ```
  */
-export const Secrets: ResourceType<Secret> = builtin<Secret>(
-  "v1",
-  "Secret",
-  "secrets",
-  true,
-);
+export const Secrets: ResourceType<Secret> = coreSecrets;
 /**
  * core/v1 Service.
  *
@@ -256,13 +150,7 @@ export const Secrets: ResourceType<Secret> = builtin<Secret>(
  * assert.deepEqual(Services.shortNames, ["svc"]);
  * ```
  */
-export const Services: ResourceType<Service> = builtin<Service>(
-  "v1",
-  "Service",
-  "services",
-  true,
-  ["svc"],
-);
+export const Services: ResourceType<Service> = coreServices;
 /**
  * core/v1 Namespace (cluster-scoped).
  *
@@ -278,13 +166,7 @@ export const Services: ResourceType<Service> = builtin<Service>(
  * assert.deepEqual(Namespaces.shortNames, ["ns"]);
  * ```
  */
-export const Namespaces: ResourceType<Namespace> = builtin<Namespace>(
-  "v1",
-  "Namespace",
-  "namespaces",
-  false,
-  ["ns"],
-);
+export const Namespaces: ResourceType<Namespace> = coreNamespaces;
 /**
  * core/v1 Node (cluster-scoped).
  *
@@ -300,15 +182,7 @@ export const Namespaces: ResourceType<Namespace> = builtin<Namespace>(
  * assert.deepEqual(Nodes.shortNames, ["no"]);
  * ```
  */
-export const Nodes: ResourceType<Node> = builtin<Node>(
-  "v1",
-  "Node",
-  "nodes",
-  false,
-  [
-    "no",
-  ],
-);
+export const Nodes: ResourceType<Node> = coreNodes;
 /**
  * core/v1 Event.
  *
@@ -324,15 +198,7 @@ export const Nodes: ResourceType<Node> = builtin<Node>(
  * assert.deepEqual(Events.shortNames, ["ev"]);
  * ```
  */
-export const Events: ResourceType<KubeEvent> = builtin<KubeEvent>(
-  "v1",
-  "Event",
-  "events",
-  true,
-  [
-    "ev",
-  ],
-);
+export const Events: ResourceType<KubeEvent> = coreEvents;
 /**
  * core/v1 Endpoints.
  *
@@ -348,13 +214,7 @@ export const Events: ResourceType<KubeEvent> = builtin<KubeEvent>(
  * assert.deepEqual(Endpoints.shortNames, ["ep"]);
  * ```
  */
-export const Endpoints: ResourceType = builtin(
-  "v1",
-  "Endpoints",
-  "endpoints",
-  true,
-  ["ep"],
-);
+export const Endpoints: ResourceType<Endpoints> = coreEndpoints;
 /**
  * core/v1 ServiceAccount.
  *
@@ -370,13 +230,8 @@ export const Endpoints: ResourceType = builtin(
  * assert.deepEqual(ServiceAccounts.shortNames, ["sa"]);
  * ```
  */
-export const ServiceAccounts: ResourceType = builtin(
-  "v1",
-  "ServiceAccount",
-  "serviceaccounts",
-  true,
-  ["sa"],
-);
+export const ServiceAccounts: ResourceType<ServiceAccount> =
+  coreServiceAccounts;
 /**
  * core/v1 PersistentVolume (cluster-scoped).
  *
@@ -392,13 +247,8 @@ export const ServiceAccounts: ResourceType = builtin(
  * assert.deepEqual(PersistentVolumes.shortNames, ["pv"]);
  * ```
  */
-export const PersistentVolumes: ResourceType = builtin(
-  "v1",
-  "PersistentVolume",
-  "persistentvolumes",
-  false,
-  ["pv"],
-);
+export const PersistentVolumes: ResourceType<PersistentVolume> =
+  corePersistentVolumes;
 /**
  * core/v1 PersistentVolumeClaim.
  *
@@ -414,13 +264,8 @@ export const PersistentVolumes: ResourceType = builtin(
  * assert.deepEqual(PersistentVolumeClaims.shortNames, ["pvc"]);
  * ```
  */
-export const PersistentVolumeClaims: ResourceType = builtin(
-  "v1",
-  "PersistentVolumeClaim",
-  "persistentvolumeclaims",
-  true,
-  ["pvc"],
-);
+export const PersistentVolumeClaims: ResourceType<PersistentVolumeClaim> =
+  corePersistentVolumeClaims;
 /**
  * apps/v1 Deployment.
  *
@@ -436,13 +281,7 @@ export const PersistentVolumeClaims: ResourceType = builtin(
  * assert.deepEqual(Deployments.shortNames, ["deploy"]);
  * ```
  */
-export const Deployments: ResourceType<Deployment> = builtin<Deployment>(
-  "apps/v1",
-  "Deployment",
-  "deployments",
-  true,
-  ["deploy"],
-);
+export const Deployments: ResourceType<Deployment> = appsDeployments;
 /**
  * apps/v1 ReplicaSet.
  *
@@ -458,13 +297,7 @@ export const Deployments: ResourceType<Deployment> = builtin<Deployment>(
  * assert.deepEqual(ReplicaSets.shortNames, ["rs"]);
  * ```
  */
-export const ReplicaSets: ResourceType<ReplicaSet> = builtin<ReplicaSet>(
-  "apps/v1",
-  "ReplicaSet",
-  "replicasets",
-  true,
-  ["rs"],
-);
+export const ReplicaSets: ResourceType<ReplicaSet> = appsReplicaSets;
 /**
  * apps/v1 StatefulSet.
  *
@@ -480,13 +313,7 @@ export const ReplicaSets: ResourceType<ReplicaSet> = builtin<ReplicaSet>(
  * assert.deepEqual(StatefulSets.shortNames, ["sts"]);
  * ```
  */
-export const StatefulSets: ResourceType<StatefulSet> = builtin<StatefulSet>(
-  "apps/v1",
-  "StatefulSet",
-  "statefulsets",
-  true,
-  ["sts"],
-);
+export const StatefulSets: ResourceType<StatefulSet> = appsStatefulSets;
 /**
  * apps/v1 DaemonSet.
  *
@@ -502,13 +329,7 @@ export const StatefulSets: ResourceType<StatefulSet> = builtin<StatefulSet>(
  * assert.deepEqual(DaemonSets.shortNames, ["ds"]);
  * ```
  */
-export const DaemonSets: ResourceType<DaemonSet> = builtin<DaemonSet>(
-  "apps/v1",
-  "DaemonSet",
-  "daemonsets",
-  true,
-  ["ds"],
-);
+export const DaemonSets: ResourceType<DaemonSet> = appsDaemonSets;
 /**
  * batch/v1 Job.
  *
@@ -523,12 +344,7 @@ export const DaemonSets: ResourceType<DaemonSet> = builtin<DaemonSet>(
  * assert.equal(Jobs.namespaced, true);
  * ```
  */
-export const Jobs: ResourceType<Job> = builtin<Job>(
-  "batch/v1",
-  "Job",
-  "jobs",
-  true,
-);
+export const Jobs: ResourceType<Job> = batchJobs;
 /**
  * batch/v1 CronJob.
  *
@@ -544,13 +360,7 @@ export const Jobs: ResourceType<Job> = builtin<Job>(
  * assert.deepEqual(CronJobs.shortNames, ["cj"]);
  * ```
  */
-export const CronJobs: ResourceType<CronJob> = builtin<CronJob>(
-  "batch/v1",
-  "CronJob",
-  "cronjobs",
-  true,
-  ["cj"],
-);
+export const CronJobs: ResourceType<CronJob> = batchCronJobs;
 /**
  * networking.k8s.io/v1 Ingress.
  *
@@ -566,13 +376,7 @@ export const CronJobs: ResourceType<CronJob> = builtin<CronJob>(
  * assert.deepEqual(Ingresses.shortNames, ["ing"]);
  * ```
  */
-export const Ingresses: ResourceType = builtin(
-  "networking.k8s.io/v1",
-  "Ingress",
-  "ingresses",
-  true,
-  ["ing"],
-);
+export const Ingresses: ResourceType<Ingress> = networkingIngresses;
 /**
  * coordination.k8s.io/v1 Lease.
  *
@@ -587,12 +391,7 @@ export const Ingresses: ResourceType = builtin(
  * assert.equal(Leases.namespaced, true);
  * ```
  */
-export const Leases: ResourceType<Lease> = builtin<Lease>(
-  "coordination.k8s.io/v1",
-  "Lease",
-  "leases",
-  true,
-);
+export const Leases: ResourceType<Lease> = coordinationLeases;
 /**
  * discovery.k8s.io/v1 EndpointSlice.
  *
@@ -607,12 +406,8 @@ export const Leases: ResourceType<Lease> = builtin<Lease>(
  * assert.equal(EndpointSlices.namespaced, true);
  * ```
  */
-export const EndpointSlices: ResourceType = builtin(
-  "discovery.k8s.io/v1",
-  "EndpointSlice",
-  "endpointslices",
-  true,
-);
+export const EndpointSlices: ResourceType<EndpointSlice> =
+  discoveryEndpointSlices;
 /**
  * apiextensions.k8s.io/v1 CustomResourceDefinition (cluster-scoped).
  *
@@ -628,13 +423,8 @@ export const EndpointSlices: ResourceType = builtin(
  * assert.deepEqual(CustomResourceDefinitions.shortNames, ["crd","crds"]);
  * ```
  */
-export const CustomResourceDefinitions: ResourceType = builtin(
-  "apiextensions.k8s.io/v1",
-  "CustomResourceDefinition",
-  "customresourcedefinitions",
-  false,
-  ["crd", "crds"],
-);
+export const CustomResourceDefinitions: ResourceType<CustomResourceDefinition> =
+  apiextensionsCustomResourceDefinitions;
 
 /**
  * Every built-in resource type, in the order above.

@@ -1,9 +1,11 @@
 /**
- * Minimal shapes of the built-in Kubernetes kinds (the k8s.io/api structs
- * client-go's typed listers return), reduced to the fields code commonly
- * reads. Every field is optional and any other field is still allowed, so a
- * server object always fits; the built-in resource constants (`Pods`,
- * `Deployments`, ...) are typed with them.
+ * The common built-in kinds at the root (`Pod`, `Deployment`, ...: the
+ * k8s.io/api structs client-go's typed listers return), by the names
+ * kubecache has always given them. Each is the type generated from a real
+ * kube-apiserver's OpenAPI v3 (`@kubecache/core/api/<group>/<version>`
+ * holds every kind of each group), so every field is typed and documented;
+ * `apiVersion` and `kind` are literal types. The built-in resource
+ * constants (`Pods`, `Deployments`, ...) are typed with them.
  *
  * @example Index pods by node
  * ```ts
@@ -11,68 +13,53 @@
  * import assert from "node:assert/strict";
  * const byNode: IndexFunc<Pod> = (pod) =>
  *   pod.spec?.nodeName ? [pod.spec.nodeName] : [];
- * assert.deepEqual(byNode({ metadata: { name: "a" }, spec: { nodeName: "n1" } }), ["n1"]);
+ * assert.deepEqual(byNode({ metadata: { name: "a" }, spec: { nodeName: "n1", containers: [] } }), ["n1"]);
  * ```
  *
  * @module
  */
 
-import type { KubeObject, ObjectMeta } from "./object.ts";
+import type {
+  ConfigMap as CoreConfigMap,
+  Container as CoreContainer,
+  ContainerState as CoreContainerState,
+  ContainerStatus as CoreContainerStatus,
+  Event as CoreEvent,
+  Namespace as CoreNamespace,
+  Node as CoreNode,
+  Pod as CorePod,
+  PodSpec as CorePodSpec,
+  PodStatus as CorePodStatus,
+  PodTemplateSpec as CorePodTemplateSpec,
+  Secret as CoreSecret,
+  Service as CoreService,
+} from "./core/v1.ts";
+import type {
+  DaemonSet as AppsDaemonSet,
+  Deployment as AppsDeployment,
+  ReplicaSet as AppsReplicaSet,
+  StatefulSet as AppsStatefulSet,
+} from "./apps/v1.ts";
+import type { CronJob as BatchCronJob, Job as BatchJob } from "./batch/v1.ts";
+import type { Lease as CoordinationLease } from "./coordination.k8s.io/v1.ts";
+import type {
+  PersistentVolume as CorePersistentVolume,
+  PersistentVolumeClaim as CorePersistentVolumeClaim,
+  ServiceAccount as CoreServiceAccount,
+} from "./core/v1.ts";
+import type { Ingress as NetworkingIngress } from "./networking.k8s.io/v1.ts";
+import type { EndpointSlice as DiscoveryEndpointSlice } from "./discovery.k8s.io/v1.ts";
+import type { CustomResourceDefinition as ApiextensionsCustomResourceDefinition } from "./apiextensions.k8s.io/v1.ts";
 
-/**
- * A label selector (apimachinery `metav1.LabelSelector`).
- *
- * @example A Deployment's selector, as text
- * ```ts
- * import { type LabelSelector, parseSelector } from "@kubecache/core";
- * import assert from "node:assert/strict";
- *
- * const selector: LabelSelector = { matchLabels: { app: "web" } };
- * const text = Object.entries(selector.matchLabels!).map(([k, v]) => `${k}=${v}`).join(",");
- * assert.equal(parseSelector(text).matches({ app: "web", "pod-template-hash": "6d4b" }), true);
- * ```
- */
-export interface LabelSelector {
-  /** Labels that must all match exactly. */
-  matchLabels?: Record<string, string>;
-  /** Set-based requirements, all of which must match. */
-  matchExpressions?: {
-    /** Label key. */
-    key: string;
-    /** `"In"`, `"NotIn"`, `"Exists"` or `"DoesNotExist"`. */
-    operator: string;
-    /** Values for `In`/`NotIn`. */
-    values?: string[];
-  }[];
-}
-
-/**
- * A status condition (core/v1 `PodCondition`, `NodeCondition`, `metav1.Condition`, ...).
- *
- * @example Read a condition
- * ```ts
- * import type { Condition } from "@kubecache/core";
- * import assert from "node:assert/strict";
- *
- * const conditions: Condition[] = [{ type: "Ready", status: "True", reason: "KubeletReady" }];
- * const ready = conditions.find((c) => c.type === "Ready")?.status === "True";
- * assert.equal(ready, true);
- * ```
- */
-export interface Condition {
-  /** Condition type, e.g. `"Ready"`. */
-  type: string;
-  /** `"True"`, `"False"` or `"Unknown"`. */
-  status: string;
-  /** RFC 3339 time of the last status change. */
-  lastTransitionTime?: string;
-  /** Machine-readable reason of the last change. */
-  reason?: string;
-  /** Human-readable details. */
-  message?: string;
-  /** Other fields. */
-  [field: string]: unknown;
-}
+export type {
+  Condition,
+  IntOrString,
+  LabelSelector,
+  LocalObjectReference,
+  ObjectReference,
+  Quantity,
+  Time,
+} from "./well_known.ts";
 
 /**
  * A container of a pod (core/v1 `Container`).
@@ -91,32 +78,7 @@ export interface Condition {
  * assert.deepEqual(cpuRequests(pod), { web: "250m", log: "none" });
  * ```
  */
-export interface Container {
-  /** Container name, unique within the pod. */
-  name: string;
-  /** Image reference, e.g. `"nginx:1.27"`. */
-  image?: string;
-  /** Entrypoint override. */
-  command?: string[];
-  /** Arguments to the entrypoint. */
-  args?: string[];
-  /** Environment variables. */
-  env?: { name: string; value?: string; [field: string]: unknown }[];
-  /** Exposed ports. */
-  ports?: {
-    containerPort: number;
-    name?: string;
-    protocol?: string;
-    [field: string]: unknown;
-  }[];
-  /** Resource requests and limits, e.g. `{ requests: { cpu: "100m" } }`. */
-  resources?: {
-    requests?: Record<string, string>;
-    limits?: Record<string, string>;
-  };
-  /** Other fields (probes, volumeMounts, ...). */
-  [field: string]: unknown;
-}
+export type Container = CoreContainer;
 
 /**
  * The state of a container (core/v1 `ContainerState`); one key is set.
@@ -130,21 +92,7 @@ export interface Container {
  * assert.equal(why({ waiting: { reason: "CrashLoopBackOff" } }), "CrashLoopBackOff");
  * ```
  */
-export interface ContainerState {
-  /** Running since `startedAt` (RFC 3339). */
-  running?: { startedAt?: string };
-  /** Waiting, e.g. `{ reason: "CrashLoopBackOff" }`. */
-  waiting?: { reason?: string; message?: string };
-  /** Terminated with an exit code. */
-  terminated?: {
-    exitCode: number;
-    reason?: string;
-    message?: string;
-    startedAt?: string;
-    finishedAt?: string;
-    [field: string]: unknown;
-  };
-}
+export type ContainerState = CoreContainerState;
 
 /**
  * The status of one container of a pod (core/v1 `ContainerStatus`).
@@ -155,30 +103,13 @@ export interface ContainerState {
  * import assert from "node:assert/strict";
  *
  * const statuses: ContainerStatus[] = [
- *   { name: "web", ready: true, restartCount: 2 },
- *   { name: "sidecar", ready: true, restartCount: 1 },
+ *   { name: "web", ready: true, restartCount: 2, image: "nginx:1.27", imageID: "" },
+ *   { name: "sidecar", ready: true, restartCount: 1, image: "envoy:1.31", imageID: "" },
  * ];
  * assert.equal(statuses.reduce((n, s) => n + s.restartCount, 0), 3);
  * ```
  */
-export interface ContainerStatus {
-  /** Container name. */
-  name: string;
-  /** Whether the readiness probe passes. */
-  ready: boolean;
-  /** Restarts so far. */
-  restartCount: number;
-  /** Current state. */
-  state?: ContainerState;
-  /** Image the container runs. */
-  image?: string;
-  /** The state of the previous run (its `terminated.finishedAt` dates the last restart). */
-  lastState?: ContainerState;
-  /** Whether the container has passed its startup probe. */
-  started?: boolean;
-  /** Other fields. */
-  [field: string]: unknown;
-}
+export type ContainerStatus = CoreContainerStatus;
 
 /**
  * A pod template (core/v1 `PodTemplateSpec`), as in workload specs.
@@ -195,12 +126,7 @@ export interface ContainerStatus {
  * assert.equal(madeFrom(template, { metadata: { name: "db-0", labels: { app: "db" } } }), false);
  * ```
  */
-export interface PodTemplateSpec {
-  /** Labels and annotations of the created pods. */
-  metadata?: ObjectMeta;
-  /** The pods' spec. */
-  spec?: PodSpec;
-}
+export type PodTemplateSpec = CorePodTemplateSpec;
 
 /**
  * The desired state of a pod (core/v1 `PodSpec`).
@@ -215,24 +141,7 @@ export interface PodTemplateSpec {
  * assert.deepEqual(byNode({ metadata: { name: "web-1" }, spec }), ["node-a"]);
  * ```
  */
-export interface PodSpec {
-  /** Node the pod is bound to; unset while pending scheduling. */
-  nodeName?: string;
-  /** The containers. */
-  containers?: Container[];
-  /** Containers run to completion before `containers` start. */
-  initContainers?: Container[];
-  /** `"Always"`, `"OnFailure"` or `"Never"`. */
-  restartPolicy?: string;
-  /** Service account the pod runs as. */
-  serviceAccountName?: string;
-  /** Node labels the pod requires. */
-  nodeSelector?: Record<string, string>;
-  /** Extra conditions the pod's readiness waits for (kubectl's READINESS GATES). */
-  readinessGates?: { conditionType: string }[];
-  /** Other fields (volumes, tolerations, affinity, ...). */
-  [field: string]: unknown;
-}
+export type PodSpec = CorePodSpec;
 
 /**
  * The observed state of a pod (core/v1 `PodStatus`).
@@ -250,28 +159,7 @@ export interface PodSpec {
  * assert.equal(serving({ phase: "Pending" }), false);
  * ```
  */
-export interface PodStatus {
-  /** `"Pending"`, `"Running"`, `"Succeeded"`, `"Failed"` or `"Unknown"`. */
-  phase?: string;
-  /** Conditions such as `Ready` and `PodScheduled`. */
-  conditions?: Condition[];
-  /** Per-container status. */
-  containerStatuses?: ContainerStatus[];
-  /** Pod IP address. */
-  podIP?: string;
-  /** IP address of the node. */
-  hostIP?: string;
-  /** RFC 3339 time the kubelet acknowledged the pod. */
-  startTime?: string;
-  /** Short reason of the phase, e.g. `"Evicted"`. */
-  reason?: string;
-  /** Init containers' statuses, in spec order. */
-  initContainerStatuses?: ContainerStatus[];
-  /** The node a preemption made room on, before the pod is bound there. */
-  nominatedNodeName?: string;
-  /** Other fields. */
-  [field: string]: unknown;
-}
+export type PodStatus = CorePodStatus;
 
 /**
  * core/v1 Pod.
@@ -282,17 +170,16 @@ export interface PodStatus {
  * import assert from "node:assert/strict";
  *
  * const indexer = newIndexer<Pod>(metaNamespaceKeyFunc, {});
- * indexer.add({ metadata: { name: "web-1", namespace: "default" }, spec: { nodeName: "node-a" }, status: { phase: "Running" } });
+ * indexer.add({
+ *   metadata: { name: "web-1", namespace: "default" },
+ *   spec: { nodeName: "node-a", containers: [{ name: "web", image: "nginx:1.27" }] },
+ *   status: { phase: "Running" },
+ * });
  * const onNodeA = newGenericLister(indexer).list().filter((p) => p.spec?.nodeName === "node-a");
  * assert.equal(onNodeA.length, 1);
  * ```
  */
-export interface Pod extends KubeObject {
-  /** Desired state. */
-  spec?: PodSpec;
-  /** Observed state. */
-  status?: PodStatus;
-}
+export type Pod = CorePod;
 
 /**
  * core/v1 ConfigMap.
@@ -310,14 +197,7 @@ export interface Pod extends KubeObject {
  * assert.equal(setting(cm, "size", "m"), "m");
  * ```
  */
-export interface ConfigMap extends KubeObject {
-  /** UTF-8 entries. */
-  data?: Record<string, string>;
-  /** Binary entries, base64-encoded. */
-  binaryData?: Record<string, string>;
-  /** Whether the data can no longer change. */
-  immutable?: boolean;
-}
+export type ConfigMap = CoreConfigMap;
 
 /**
  * core/v1 Secret.
@@ -331,16 +211,7 @@ export interface ConfigMap extends KubeObject {
  * assert.equal(atob(secret.data!.password), "hunter2");
  * ```
  */
-export interface Secret extends KubeObject {
-  /** Secret type, e.g. `"Opaque"` or `"kubernetes.io/tls"`. */
-  type?: string;
-  /** Entries, base64-encoded. */
-  data?: Record<string, string>;
-  /** Plain-text entries, write-only (the server merges them into `data`). */
-  stringData?: Record<string, string>;
-  /** Whether the data can no longer change. */
-  immutable?: boolean;
-}
+export type Secret = CoreSecret;
 
 /**
  * core/v1 Service.
@@ -354,38 +225,7 @@ export interface Secret extends KubeObject {
  * assert.equal(selectorFromSet(svc.spec!.selector!).matches({ app: "web", tier: "frontend" }), true);
  * ```
  */
-export interface Service extends KubeObject {
-  /** Desired state. */
-  spec?: {
-    /** `"ClusterIP"`, `"NodePort"`, `"LoadBalancer"` or `"ExternalName"`. */
-    type?: string;
-    /** Labels of the pods that back the service. */
-    selector?: Record<string, string>;
-    /** Virtual IP; `"None"` for headless services. */
-    clusterIP?: string;
-    /** Exposed ports. */
-    ports?: {
-      port: number;
-      name?: string;
-      protocol?: string;
-      targetPort?: number | string;
-      nodePort?: number;
-      [field: string]: unknown;
-    }[];
-    /** The DNS name an `ExternalName` service aliases. */
-    externalName?: string;
-    /** Extra IPs the service answers on. */
-    externalIPs?: string[];
-    /** Other fields. */
-    [field: string]: unknown;
-  };
-  /** Observed state (load balancer ingress). */
-  status?: {
-    /** The load balancer's ingress points, by IP or host name. */
-    loadBalancer?: { ingress?: { ip?: string; hostname?: string }[] };
-    [field: string]: unknown;
-  };
-}
+export type Service = CoreService;
 
 /**
  * core/v1 Namespace.
@@ -404,15 +244,7 @@ export interface Service extends KubeObject {
  * assert.deepEqual(namespaces.filter((ns) => !goingAway(ns)).map((ns) => ns.metadata.name), ["team-a"]);
  * ```
  */
-export interface Namespace extends KubeObject {
-  /** Observed state. */
-  status?: {
-    /** `"Active"` or `"Terminating"`. */
-    phase?: string;
-    /** Other fields. */
-    [field: string]: unknown;
-  };
-}
+export type Namespace = CoreNamespace;
 
 /**
  * core/v1 Node.
@@ -429,39 +261,7 @@ export interface Namespace extends KubeObject {
  * assert.equal(node.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True"), true);
  * ```
  */
-export interface Node extends KubeObject {
-  /** Desired state. */
-  spec?: {
-    /** Whether new pods may not be scheduled here (cordoned). */
-    unschedulable?: boolean;
-    /** Pod IP range(s) of the node. */
-    podCIDR?: string;
-    /** Other fields (taints, providerID, ...). */
-    [field: string]: unknown;
-  };
-  /** Observed state. */
-  status?: {
-    /** Conditions such as `Ready` and `MemoryPressure`. */
-    conditions?: Condition[];
-    /** Addresses, e.g. `{ type: "InternalIP", address: "10.0.0.4" }`. */
-    addresses?: { type: string; address: string }[];
-    /** Versions of the node's software. */
-    nodeInfo?: {
-      kubeletVersion?: string;
-      osImage?: string;
-      containerRuntimeVersion?: string;
-      architecture?: string;
-      operatingSystem?: string;
-      [field: string]: unknown;
-    };
-    /** Resources available for pods, e.g. `{ cpu: "4", pods: "110" }`. */
-    allocatable?: Record<string, string>;
-    /** Total resources of the node. */
-    capacity?: Record<string, string>;
-    /** Other fields. */
-    [field: string]: unknown;
-  };
-}
+export type Node = CoreNode;
 
 /**
  * apps/v1 Deployment.
@@ -476,42 +276,18 @@ export interface Node extends KubeObject {
  *   d.status?.updatedReplicas === d.spec?.replicas && d.status?.availableReplicas === d.spec?.replicas;
  * const web: Deployment = {
  *   metadata: { name: "web", generation: 2 },
- *   spec: { replicas: 3 },
+ *   spec: {
+ *     replicas: 3,
+ *     selector: { matchLabels: { app: "web" } },
+ *     template: { metadata: { labels: { app: "web" } }, spec: { containers: [{ name: "web", image: "nginx:1.27" }] } },
+ *     strategy: { type: "RollingUpdate", rollingUpdate: { maxSurge: "25%", maxUnavailable: 0 } },
+ *   },
  *   status: { observedGeneration: 2, updatedReplicas: 3, availableReplicas: 3 },
  * };
  * assert.equal(rolledOut(web), true);
  * ```
  */
-export interface Deployment extends KubeObject {
-  /** Desired state. */
-  spec?: {
-    /** Desired pod count (default 1). */
-    replicas?: number;
-    /** Selects the pods the deployment owns. */
-    selector?: LabelSelector;
-    /** Template of the pods. */
-    template?: PodTemplateSpec;
-    /** Other fields (strategy, minReadySeconds, paused, ...). */
-    [field: string]: unknown;
-  };
-  /** Observed state. */
-  status?: {
-    /** Pods targeted by the deployment. */
-    replicas?: number;
-    /** Ready pods. */
-    readyReplicas?: number;
-    /** Pods of the current template. */
-    updatedReplicas?: number;
-    /** Pods ready for at least `minReadySeconds`. */
-    availableReplicas?: number;
-    /** Generation the controller has acted on. */
-    observedGeneration?: number;
-    /** Conditions such as `Available` and `Progressing`. */
-    conditions?: Condition[];
-    /** Other fields. */
-    [field: string]: unknown;
-  };
-}
+export type Deployment = AppsDeployment;
 
 /**
  * apps/v1 ReplicaSet.
@@ -521,34 +297,15 @@ export interface Deployment extends KubeObject {
  * import type { ReplicaSet } from "@kubecache/core";
  * import assert from "node:assert/strict";
  *
- * const rs: ReplicaSet = { metadata: { name: "web-6d4b" }, spec: { replicas: 2 }, status: { replicas: 2, readyReplicas: 1 } };
+ * const rs: ReplicaSet = {
+ *   metadata: { name: "web-6d4b" },
+ *   spec: { replicas: 2, selector: { matchLabels: { app: "web" } } },
+ *   status: { replicas: 2, readyReplicas: 1 },
+ * };
  * assert.equal(`${rs.status?.readyReplicas ?? 0}/${rs.spec?.replicas}`, "1/2");
  * ```
  */
-export interface ReplicaSet extends KubeObject {
-  /** Desired state. */
-  spec?: {
-    /** Desired pod count. */
-    replicas?: number;
-    /** Selects the pods the replica set owns. */
-    selector?: LabelSelector;
-    /** Template of the pods. */
-    template?: PodTemplateSpec;
-    /** Other fields. */
-    [field: string]: unknown;
-  };
-  /** Observed state. */
-  status?: {
-    /** Current pod count. */
-    replicas?: number;
-    /** Ready pods. */
-    readyReplicas?: number;
-    /** Available pods. */
-    availableReplicas?: number;
-    /** Other fields. */
-    [field: string]: unknown;
-  };
-}
+export type ReplicaSet = AppsReplicaSet;
 
 /**
  * apps/v1 StatefulSet.
@@ -561,38 +318,19 @@ export interface ReplicaSet extends KubeObject {
  * const podNames = (sts: StatefulSet) =>
  *   Array.from({ length: sts.spec?.replicas ?? 1 }, (_, i) =>
  *     `${sts.metadata.name}-${i}.${sts.spec?.serviceName}.${sts.metadata.namespace}.svc`);
- * const db: StatefulSet = { metadata: { name: "db", namespace: "shop" }, spec: { replicas: 2, serviceName: "db-headless" } };
+ * const db: StatefulSet = {
+ *   metadata: { name: "db", namespace: "shop" },
+ *   spec: {
+ *     replicas: 2,
+ *     serviceName: "db-headless",
+ *     selector: { matchLabels: { app: "db" } },
+ *     template: { metadata: { labels: { app: "db" } }, spec: { containers: [{ name: "db", image: "postgres:17" }] } },
+ *   },
+ * };
  * assert.deepEqual(podNames(db), ["db-0.db-headless.shop.svc", "db-1.db-headless.shop.svc"]);
  * ```
  */
-export interface StatefulSet extends KubeObject {
-  /** Desired state. */
-  spec?: {
-    /** Desired pod count. */
-    replicas?: number;
-    /** Selects the pods the set owns. */
-    selector?: LabelSelector;
-    /** Template of the pods. */
-    template?: PodTemplateSpec;
-    /** Headless service that gives the pods their network identity. */
-    serviceName?: string;
-    /** Other fields (volumeClaimTemplates, updateStrategy, ...). */
-    [field: string]: unknown;
-  };
-  /** Observed state. */
-  status?: {
-    /** Current pod count. */
-    replicas?: number;
-    /** Ready pods. */
-    readyReplicas?: number;
-    /** Pods of the current revision. */
-    updatedReplicas?: number;
-    /** Available pods. */
-    availableReplicas?: number;
-    /** Other fields. */
-    [field: string]: unknown;
-  };
-}
+export type StatefulSet = AppsStatefulSet;
 
 /**
  * apps/v1 DaemonSet.
@@ -602,34 +340,14 @@ export interface StatefulSet extends KubeObject {
  * import type { DaemonSet } from "@kubecache/core";
  * import assert from "node:assert/strict";
  *
- * const ds: DaemonSet = { metadata: { name: "agent" }, status: { desiredNumberScheduled: 3, numberReady: 3 } };
+ * const ds: DaemonSet = {
+ *   metadata: { name: "agent" },
+ *   status: { desiredNumberScheduled: 3, currentNumberScheduled: 3, numberMisscheduled: 0, numberReady: 3 },
+ * };
  * assert.equal(ds.status?.numberReady === ds.status?.desiredNumberScheduled, true);
  * ```
  */
-export interface DaemonSet extends KubeObject {
-  /** Desired state. */
-  spec?: {
-    /** Selects the pods the daemon set owns. */
-    selector?: LabelSelector;
-    /** Template of the pods. */
-    template?: PodTemplateSpec;
-    /** Other fields. */
-    [field: string]: unknown;
-  };
-  /** Observed state. */
-  status?: {
-    /** Nodes that should run the pod. */
-    desiredNumberScheduled?: number;
-    /** Nodes running the pod. */
-    currentNumberScheduled?: number;
-    /** Nodes whose pod is ready. */
-    numberReady?: number;
-    /** Nodes running the current template. */
-    updatedNumberScheduled?: number;
-    /** Other fields. */
-    [field: string]: unknown;
-  };
-}
+export type DaemonSet = AppsDaemonSet;
 
 /**
  * batch/v1 Job.
@@ -643,40 +361,7 @@ export interface DaemonSet extends KubeObject {
  * assert.equal(job.status?.conditions?.some((c) => c.type === "Complete" && c.status === "True"), true);
  * ```
  */
-export interface Job extends KubeObject {
-  /** Desired state. */
-  spec?: {
-    /** Successful pods needed to complete. */
-    completions?: number;
-    /** Pods run at once. */
-    parallelism?: number;
-    /** Retries before the job fails. */
-    backoffLimit?: number;
-    /** Template of the pods. */
-    template?: PodTemplateSpec;
-    /** The pods the job counts as its own. */
-    selector?: LabelSelector;
-    /** Other fields. */
-    [field: string]: unknown;
-  };
-  /** Observed state. */
-  status?: {
-    /** Running pods. */
-    active?: number;
-    /** Pods that succeeded. */
-    succeeded?: number;
-    /** Pods that failed. */
-    failed?: number;
-    /** RFC 3339 start time. */
-    startTime?: string;
-    /** RFC 3339 completion time. */
-    completionTime?: string;
-    /** Conditions such as `Complete` and `Failed`. */
-    conditions?: Condition[];
-    /** Other fields. */
-    [field: string]: unknown;
-  };
-}
+export type Job = BatchJob;
 
 /**
  * batch/v1 CronJob.
@@ -686,40 +371,16 @@ export interface Job extends KubeObject {
  * import type { CronJob } from "@kubecache/core";
  * import assert from "node:assert/strict";
  *
+ * const jobTemplate = { spec: { template: { spec: { containers: [{ name: "report", image: "report:1" }] } } } };
  * const cronJobs: CronJob[] = [
- *   { metadata: { name: "nightly" }, spec: { schedule: "0 3 * * *", suspend: false } },
- *   { metadata: { name: "paused" }, spec: { schedule: "30 2 * * 1", suspend: true } },
+ *   { metadata: { name: "nightly" }, spec: { schedule: "0 3 * * *", suspend: false, jobTemplate } },
+ *   { metadata: { name: "paused" }, spec: { schedule: "30 2 * * 1", suspend: true, jobTemplate } },
  * ];
  * const scheduled = cronJobs.filter((cj) => !cj.spec?.suspend).map((cj) => `${cj.metadata.name}: ${cj.spec?.schedule}`);
  * assert.deepEqual(scheduled, ["nightly: 0 3 * * *"]);
  * ```
  */
-export interface CronJob extends KubeObject {
-  /** Desired state. */
-  spec?: {
-    /** Cron schedule, e.g. `"0 * * * *"` (hourly). */
-    schedule?: string;
-    /** Whether new runs are held back. */
-    suspend?: boolean;
-    /** Template of the jobs. */
-    jobTemplate?: { metadata?: ObjectMeta; spec?: Job["spec"] };
-    /** The time zone of `schedule`, e.g. `"Etc/UTC"`; unset: the controller's. */
-    timeZone?: string;
-    /** Other fields. */
-    [field: string]: unknown;
-  };
-  /** Observed state. */
-  status?: {
-    /** RFC 3339 time of the last scheduled run. */
-    lastScheduleTime?: string;
-    /** RFC 3339 time of the last successful run. */
-    lastSuccessfulTime?: string;
-    /** The jobs running now. */
-    active?: { name?: string; namespace?: string; [field: string]: unknown }[];
-    /** Other fields. */
-    [field: string]: unknown;
-  };
-}
+export type CronJob = BatchCronJob;
 
 /**
  * core/v1 Event (named `KubeEvent` so it does not shadow the global DOM
@@ -740,40 +401,7 @@ export interface CronJob extends KubeObject {
  * assert.equal(`${ev.involvedObject?.kind}/${ev.involvedObject?.name}: ${ev.reason}`, "Pod/web-1: BackOff");
  * ```
  */
-export interface KubeEvent extends KubeObject {
-  /** The object the event is about. */
-  involvedObject?: {
-    kind?: string;
-    namespace?: string;
-    name?: string;
-    uid?: string;
-    /** The part of the object the event is about, e.g. `spec.containers{web}`. */
-    fieldPath?: string;
-    [field: string]: unknown;
-  };
-  /** Machine-readable reason, e.g. `"BackOff"`. */
-  reason?: string;
-  /** Human-readable description. */
-  message?: string;
-  /** `"Normal"` or `"Warning"`. */
-  type?: string;
-  /** Times this event occurred. */
-  count?: number;
-  /** RFC 3339 time of the first occurrence. */
-  firstTimestamp?: string;
-  /** RFC 3339 time of the latest occurrence. */
-  lastTimestamp?: string;
-  /** Reporting component, e.g. `{ component: "kubelet" }`. */
-  source?: { component?: string; host?: string };
-  /** events.k8s.io time of the first occurrence (MicroTime), when `firstTimestamp` is unset. */
-  eventTime?: string | null;
-  /** Controller that reported it (events.k8s.io), when `source` is unset. */
-  reportingComponent?: string;
-  /** Instance of that controller, e.g. a node name. */
-  reportingInstance?: string;
-  /** A series of the same event: how many so far and the latest time. */
-  series?: { count?: number; lastObservedTime?: string };
-}
+export type KubeEvent = CoreEvent;
 
 /**
  * coordination.k8s.io/v1 Lease (leader election, node heartbeats).
@@ -794,20 +422,119 @@ export interface KubeEvent extends KubeObject {
  * assert.equal(expired(lease, Date.parse("2026-01-01T00:00:20Z")), true);
  * ```
  */
-export interface Lease extends KubeObject {
-  /** Desired state. */
-  spec?: {
-    /** Identity of the current holder. */
-    holderIdentity?: string;
-    /** Seconds the holder's lease lasts after `renewTime`. */
-    leaseDurationSeconds?: number;
-    /** RFC 3339 (micro) time the lease was acquired. */
-    acquireTime?: string;
-    /** RFC 3339 (micro) time the holder last renewed. */
-    renewTime?: string;
-    /** Times the lease changed hands. */
-    leaseTransitions?: number;
-    /** Other fields. */
-    [field: string]: unknown;
-  };
-}
+export type Lease = CoordinationLease;
+
+/**
+ * core/v1 ServiceAccount.
+ *
+ * @example The pull secrets a service account gives its pods
+ * ```ts
+ * import type { ServiceAccount } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const sa: ServiceAccount = { metadata: { name: "builder" }, imagePullSecrets: [{ name: "registry" }] };
+ * assert.deepEqual(sa.imagePullSecrets?.map((s) => s.name), ["registry"]);
+ * ```
+ */
+export type ServiceAccount = CoreServiceAccount;
+
+/**
+ * core/v1 PersistentVolume (cluster-scoped).
+ *
+ * @example Is a volume free to bind?
+ * ```ts
+ * import type { PersistentVolume } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const pv: PersistentVolume = {
+ *   metadata: { name: "pv-1" },
+ *   spec: { capacity: { storage: "10Gi" }, accessModes: ["ReadWriteOnce"], hostPath: { path: "/data" } },
+ *   status: { phase: "Available" },
+ * };
+ * assert.equal(pv.status?.phase === "Available" && pv.spec?.claimRef === undefined, true);
+ * ```
+ */
+export type PersistentVolume = CorePersistentVolume;
+
+/**
+ * core/v1 PersistentVolumeClaim.
+ *
+ * @example The storage a claim asks for
+ * ```ts
+ * import type { PersistentVolumeClaim } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const pvc: PersistentVolumeClaim = {
+ *   metadata: { name: "data", namespace: "default" },
+ *   spec: { accessModes: ["ReadWriteOnce"], resources: { requests: { storage: "1Gi" } } },
+ * };
+ * assert.equal(pvc.spec?.resources?.requests?.storage, "1Gi");
+ * ```
+ */
+export type PersistentVolumeClaim = CorePersistentVolumeClaim;
+
+/**
+ * networking.k8s.io/v1 Ingress.
+ *
+ * @example The hosts an ingress routes
+ * ```ts
+ * import type { Ingress } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const ing: Ingress = {
+ *   metadata: { name: "web" },
+ *   spec: {
+ *     rules: [{
+ *       host: "shop.example.com",
+ *       http: { paths: [{ path: "/", pathType: "Prefix", backend: { service: { name: "web", port: { number: 80 } } } }] },
+ *     }],
+ *   },
+ * };
+ * assert.deepEqual(ing.spec?.rules?.map((r) => r.host), ["shop.example.com"]);
+ * ```
+ */
+export type Ingress = NetworkingIngress;
+
+/**
+ * discovery.k8s.io/v1 EndpointSlice.
+ *
+ * @example The ready addresses of a slice
+ * ```ts
+ * import type { EndpointSlice } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const slice: EndpointSlice = {
+ *   metadata: { name: "web-abc12", labels: { "kubernetes.io/service-name": "web" } },
+ *   addressType: "IPv4",
+ *   endpoints: [
+ *     { addresses: ["10.0.0.5"], conditions: { ready: true } },
+ *     { addresses: ["10.0.0.6"], conditions: { ready: false } },
+ *   ],
+ * };
+ * const ready = slice.endpoints.filter((e) => e.conditions?.ready).flatMap((e) => e.addresses);
+ * assert.deepEqual(ready, ["10.0.0.5"]);
+ * ```
+ */
+export type EndpointSlice = DiscoveryEndpointSlice;
+
+/**
+ * apiextensions.k8s.io/v1 CustomResourceDefinition (cluster-scoped).
+ *
+ * @example The versions a CRD serves
+ * ```ts
+ * import type { CustomResourceDefinition } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const crd: CustomResourceDefinition = {
+ *   metadata: { name: "widgets.example.com" },
+ *   spec: {
+ *     group: "example.com",
+ *     scope: "Namespaced",
+ *     names: { plural: "widgets", kind: "Widget" },
+ *     versions: [{ name: "v1", served: true, storage: true }, { name: "v1beta1", served: false, storage: false }],
+ *   },
+ * };
+ * assert.deepEqual(crd.spec.versions.filter((v) => v.served).map((v) => v.name), ["v1"]);
+ * ```
+ */
+export type CustomResourceDefinition = ApiextensionsCustomResourceDefinition;

@@ -113,7 +113,7 @@ const hand: Impl = async (url, n) => {
   const queue = new RateLimitingQueue<string>();
   const enqueue = (obj: KubeObject) => queue.add(metaNamespaceKeyFunc(obj));
   informer.addEventHandler({
-    onAdd: enqueue,
+    onAdd: (obj) => enqueue(obj as KubeObject),
     onUpdate: (_old, obj) => enqueue(obj as KubeObject),
     onDelete: (obj) => enqueue(obj as KubeObject),
   });

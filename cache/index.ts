@@ -22,7 +22,7 @@
  * import assert from "node:assert/strict";
  * const byNode: IndexFunc<Pod> = (pod) =>
  *   pod.spec?.nodeName ? [pod.spec.nodeName] : [];
- * assert.deepEqual(byNode({ metadata: { name: "a" }, spec: { nodeName: "n1" } }), ["n1"]);
+ * assert.deepEqual(byNode({ metadata: { name: "a" }, spec: { nodeName: "n1", containers: [] } }), ["n1"]);
  * assert.deepEqual(byNode({ metadata: { name: "pending" } }), []);
  * ```
  *
@@ -49,7 +49,7 @@ export type IndexFunc<T> = (obj: T) => string[];
  *   byNode: (pod) => pod.spec?.nodeName ? [pod.spec.nodeName] : [],
  * };
  * const pods = newIndexer<Pod>(metaNamespaceKeyFunc, indexers);
- * pods.add({ metadata: { namespace: "ns", name: "a" }, spec: { nodeName: "n1" } });
+ * pods.add({ metadata: { namespace: "ns", name: "a" }, spec: { nodeName: "n1", containers: [] } });
  * pods.add({ metadata: { namespace: "ns", name: "b" } });
  * assert.deepEqual(pods.byIndex("byNode", "n1").map((p) => p.metadata.name), ["a"]);
  * assert.equal(pods.byIndex(NAMESPACE_INDEX, "ns").length, 2);

@@ -38,6 +38,7 @@ import type {
   Secret,
   Service,
 } from "../api/types.ts";
+import type { NodeSystemInfo } from "../api/core/v1.ts";
 
 export {
   age,
@@ -72,8 +73,8 @@ export function podSummary(
   nowMs: number,
 ): { ready: string; status: string; restarts: string } {
   const pod = obj as Pod;
-  const spec = pod.spec ?? {};
-  const status = pod.status ?? {};
+  const spec: PodSpec = pod.spec ?? { containers: [] };
+  const status: PodStatus = pod.status ?? {};
   const total = (spec.containers ?? []).length;
   let reason: string = status.reason || status.phase || "Unknown";
   for (const c of status.conditions ?? []) {
@@ -359,7 +360,7 @@ const NODES: TableColumns = {
       .filter((k) => k.startsWith("node-role.kubernetes.io/"))
       .map((k) => k.slice("node-role.kubernetes.io/".length))
       .sort();
-    const info = node.status?.nodeInfo ?? {};
+    const info: Partial<NodeSystemInfo> = node.status?.nodeInfo ?? {};
     return [
       node.metadata.name ?? "",
       status,

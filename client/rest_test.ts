@@ -376,7 +376,7 @@ Deno.test("KubeClient.watch() streams events from a resourceVersion and ends wit
   assert.equal(q.get("resourceVersion"), rv);
   assert.equal(q.get("allowWatchBookmarks"), "true");
   server.create(ConfigMaps, cm("w"));
-  server.update(ConfigMaps, { ...cm("w", { a: "b" }) });
+  server.update(CMs, { ...cm("w", { a: "b" }) });
   server.delete(ConfigMaps, "default", "w");
   const seen: string[] = [];
   for await (const ev of events) {

@@ -99,15 +99,29 @@ export function propertyLines(
   if (record && !record[1].includes("<")) {
     const open = `${head}Record<`;
     if (open.length <= LINE_WIDTH) {
+      const value = `${indent}  ${record[1]}`;
+      const parts = record[1].split(" | ");
       return [
         open,
         `${indent}  string,`,
-        `${indent}  ${record[1]}`,
+        ...(value.length <= LINE_WIDTH || parts.length < 2
+          ? [value]
+          : parts.map((m) => `${indent}  | ${m}`)),
         `${indent}>;`,
       ];
     }
   }
-  return [head.trimEnd(), `${indent}  ${type};`];
+  const next = `${indent}  ${type};`;
+  const array = /^\((.*)\)\[\]$/.exec(type);
+  if (next.length > LINE_WIDTH && array) {
+    // A long array of a union: one member a line inside the parentheses.
+    return [
+      `${head}(`,
+      ...array[1].split(" | ").map((m) => `${indent}  | ${m}`),
+      `${indent})[];`,
+    ];
+  }
+  return [head.trimEnd(), next];
 }
 
 /**

@@ -57,11 +57,22 @@ Deno.test("generateTypes() on a real apiserver's documents: a module per group/v
     core,
     /^ {2}imagePullPolicy\?: "Always" \| "IfNotPresent" \| "Never";$/m,
   );
-  // Quantities are the strings Kubernetes writes; int-or-string both.
-  assert.match(core, /^ {2}limits\?: Record<string, string>;$/m);
+  // Quantity, IntOrString, Time are kubecache's shared types, imported.
+  assert.match(core, /^ {2}limits\?: Record<string, Quantity>;$/m);
   assert.match(
     block(core, "export type HTTPGetAction = {", "};"),
-    /^ {2}port: number \| string;$/m,
+    /^ {2}port: IntOrString;$/m,
+  );
+  // Go writes a zero metav1.Time as null.
+  assert.match(
+    block(core, "export type PodCondition = {", "};"),
+    /^ {2}lastProbeTime\?: Time \| null;$/m,
+  );
+  assert.doesNotMatch(core, /export (interface|type) (Quantity|Time)\b/);
+  // apiVersion and kind of a kind are literal types.
+  assert.match(
+    block(core, "export interface Pod extends KubeObject {", "}"),
+    /^ {2}apiVersion\?: "v1";\n[^]*^ {2}kind\?: "Pod";$/m,
   );
   // The list kind holds its items and ListMeta.
   assert.match(
@@ -71,7 +82,7 @@ Deno.test("generateTypes() on a real apiserver's documents: a module per group/v
   // Descriptors: resource, kind and scope from the paths, short names from discovery.
   assert.match(
     core,
-    /^export const Pods: ResourceType<Pod> = resourceType<Pod>\(\{\n {2}apiVersion: "v1",\n {2}kind: "Pod",\n {2}resource: "pods",\n {2}namespaced: true,\n {2}shortNames: \["po"\],\n\}\);$/m,
+    /^export const Pods: ResourceType<Pod> = resourceType<Pod>\(\{\n {2}apiVersion: "v1",\n {2}kind: "Pod",\n {2}resource: "pods",\n {2}namespaced: true,\n {2}shortNames: \["po"\],\n {2}subresources: \[\n {4}"attach",\n(?: {4}"[a-z]+",\n)* {4}"status",\n {2}\],\n\}\);$/m,
   );
   assert.match(
     block(core, "export const Namespaces", "});"),
@@ -95,11 +106,18 @@ Deno.test("generateTypes() on a real apiserver's documents: a module per group/v
   // A CRD's kind, as the server published it.
   const widgets = modules.get("example.com/v1.ts")!;
   assert.match(widgets, /^ {2}size: "small" \| "medium" \| "large";$/m);
-  assert.match(widgets, /^ {2}port\?: number \| string;$/m);
+  assert.match(widgets, /^ {2}port\?: IntOrString;$/m);
   assert.match(widgets, /^ {2}config\?: Record<string, unknown>;$/m);
   assert.match(widgets, /^ {2}labels\?: Record<string, string>;$/m);
   assert.match(widgets, /^ {2}parts\?: WidgetSpecParts\[\];$/m);
-  assert.match(widgets, /^ {2}schedule\?: string;$/m);
+  assert.match(widgets, /^ {2}schedule\?: Time;$/m);
+  assert.match(widgets, /^ {2}apiVersion\?: "example.com\/v1";$/m);
+  assert.match(widgets, /^ {2}kind\?: "Widget";$/m);
+  // Subresources from the paths (and discovery).
+  assert.match(
+    block(widgets, "export const Widgets", "});"),
+    /subresources: \["status"\],/,
+  );
   assert.match(widgets, /shortNames: \["wd"\],/);
   // JSDoc from descriptions.
   assert.match(
@@ -334,16 +352,12 @@ Deno.test({
       await Deno.writeTextFile(
         `${dir}/roundtrip.ts`,
         [
-          'import type { Pod as KubePod, Deployment as KubeDeployment } from "@kubecache/core";',
           'import { type Pod, Pods } from "./core/v1.ts";',
           'import { type Deployment, Deployments } from "./apps/v1.ts";',
           'import { type Widget, Widgets } from "./example.com/v1.ts";',
           `export const pod: Pod = ${json(pod)};`,
           `export const deployment: Deployment = ${json(deployment)};`,
           `export const widget: Widget = ${json(widget)};`,
-          // Generated kinds stand where kubecache's own types are asked for.
-          "export const asKubePod: KubePod = pod;",
-          "export const asKubeDeployment: KubeDeployment = deployment;",
           "export const types = [Pods, Deployments, Widgets];",
           // A wrong value is a type error (the directive fails if it is not).
           "export const wrong: Widget = {",

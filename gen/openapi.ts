@@ -15,11 +15,12 @@ import {
   importLines,
   interfaceHead,
   jsDoc,
+  LINE_WIDTH,
   literal,
   propertyKey,
   propertyLines,
 } from "./_writer.ts";
-import type { ResourceType } from "../api/resources.ts";
+import type { ResourceType } from "../api/resource_type.ts";
 import { checkObject, checkOptions, show } from "../api/validate.ts";
 
 /**
@@ -202,15 +203,31 @@ export interface GenerateOptions {
   kind?: string;
   /** Where the modules import kubecache from. Default `"@kubecache/core"`. */
   importFrom?: string;
+  /**
+   * Where the example in each module's doc imports the module from: the
+   * specifier of the output folder (`"@kubecache/core/api"` gives
+   * `"@kubecache/core/api/apps/v1"`). Default: the module itself, relative
+   * (`"./v1.ts"`).
+   */
+  examplesFrom?: string;
 }
 
 /** The apimachinery package of ObjectMeta, ListMeta, ... */
 const META = "io.k8s.apimachinery.pkg.apis.meta.v1.";
 const APIEXT = "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.";
 
-/** Named schemas kubecache defines itself: imported, not generated. */
+/**
+ * Named schemas kubecache defines itself: imported, not generated. The
+ * well-known shapes (`api/well_known.ts`) are among them, so every group's
+ * types and every CRD's share one `LabelSelector`, `Condition`, `Time`, ...
+ */
 const SHARED: Record<string, string> = {
   [`${META}ObjectMeta`]: "ObjectMeta",
+  [`${META}Time`]: "Time",
+  "io.k8s.apimachinery.pkg.api.resource.Quantity": "Quantity",
+  "io.k8s.apimachinery.pkg.util.intstr.IntOrString": "IntOrString",
+  "io.k8s.api.core.v1.ObjectReference": "ObjectReference",
+  "io.k8s.api.core.v1.LocalObjectReference": "LocalObjectReference",
   [`${META}ListMeta`]: "ListMeta",
   [`${META}OwnerReference`]: "OwnerReference",
   [`${META}LabelSelector`]: "LabelSelector",
@@ -222,8 +239,8 @@ const SHARED: Record<string, string> = {
 
 /** Named schemas written in place, as Kubernetes serializes them. */
 const INLINE: Record<string, string> = {
-  // A Quantity is always written as a string ("100m", "1Gi").
-  "io.k8s.apimachinery.pkg.api.resource.Quantity": "string",
+  // RFC 3339 with microseconds: a string, but not a `Time` (seconds).
+  [`${META}MicroTime`]: "string",
   [`${APIEXT}JSON`]: "unknown",
 };
 
@@ -238,15 +255,20 @@ const APIEXT_UNIONS: Record<string, string[]> = {
 };
 
 /** A resource to describe with `resourceType` (its fields, as kubecache's). */
-type Resource = Omit<ResourceType, "singular" | "shortNames"> & {
-  singular?: string;
-  shortNames?: string[];
-};
+type Resource =
+  & Omit<ResourceType, "singular" | "shortNames" | "subresources">
+  & {
+    singular?: string;
+    shortNames?: string[];
+    subresources: Set<string>;
+  };
 
 /** One declaration of a module: an interface or a descriptor. */
 interface Decl {
   name: string;
   lines: string[];
+  /** The resource a descriptor describes. */
+  resource?: Resource;
 }
 
 /** A module being written: its declarations and what it imports. */
@@ -353,6 +375,8 @@ export function generateTypes(
 class Generator {
   readonly #schemas = new Map<string, JsonSchema>();
   readonly #resources: Resource[] = [];
+  /** `group/version/resource` → its subresources. */
+  readonly #subresources = new Map<string, Set<string>>();
   /** `group/version/Kind` → schema name. */
   readonly #kinds = new Map<string, string>();
   /** schema package → module path. */
@@ -428,8 +452,12 @@ class Generator {
         namespaced = true;
         rest = rest.slice(2);
       }
+      if (rest.length === 3 && rest[1].startsWith("{")) {
+        this.#addSubresource(group, version, rest[0], rest[2]);
+        continue;
+      }
       if (rest.length > 2 || (rest.length === 2 && !rest[1].startsWith("{"))) {
-        continue; // a subresource
+        continue; // deeper than a subresource (`nodes/{name}/proxy/{path}`)
       }
       const item = paths[path] ?? {};
       for (const op of OPS) {
@@ -444,6 +472,7 @@ class Generator {
           resource: rest[0],
           kind: gvk.kind,
           namespaced,
+          subresources: new Set(),
         });
       }
     }
@@ -466,6 +495,18 @@ class Generator {
     } else found.namespaced ||= r.namespaced;
   }
 
+  /** A subresource of a resource, from a path or a discovery entry. */
+  #addSubresource(
+    group: string,
+    version: string,
+    resource: string,
+    sub: string,
+  ): void {
+    const key = `${group}/${version}/${resource}`;
+    if (!this.#subresources.has(key)) this.#subresources.set(key, new Set());
+    this.#subresources.get(key)!.add(sub);
+  }
+
   #readDiscovery(lists: readonly ApiResourceList[]): void {
     for (const list of lists) {
       const gv = String(list?.groupVersion ?? "");
@@ -474,7 +515,17 @@ class Generator {
         ? ["", gv]
         : [gv.slice(0, slash), gv.slice(slash + 1)];
       for (const e of list?.resources ?? []) {
-        if (typeof e?.name !== "string" || e.name.includes("/")) continue;
+        if (typeof e?.name !== "string") continue;
+        const slash = e.name.indexOf("/");
+        if (slash >= 0) {
+          this.#addSubresource(
+            group,
+            version,
+            e.name.slice(0, slash),
+            e.name.slice(slash + 1),
+          );
+          continue;
+        }
         this.#addResource({
           group,
           version,
@@ -483,6 +534,7 @@ class Generator {
           namespaced: e.namespaced === true,
           singular: e.singularName || undefined,
           shortNames: e.shortNames?.length ? [...e.shortNames] : undefined,
+          subresources: new Set(),
         }, true);
       }
     }
@@ -560,17 +612,31 @@ class Generator {
   #declare(schemaName: string): void {
     const { module, name } = this.#named.get(schemaName)!;
     const schema = this.#schemas.get(schemaName) ?? {};
-    this.#interface(module, name, schema);
+    this.#interface(
+      module,
+      name,
+      schema,
+      `The ${name} type of ${where(module)}.`,
+    );
   }
 
-  /** Write an object schema as an interface (and its inline objects). */
-  #interface(module: ModuleText, name: string, schema: JsonSchema): void {
+  /**
+   * Write an object schema as an interface (and its inline objects);
+   * `fallback` is its JSDoc when the schema has no description (every
+   * exported symbol gets one, as `deno doc --lint` asks).
+   */
+  #interface(
+    module: ModuleText,
+    name: string,
+    schema: JsonSchema,
+    fallback: string,
+  ): void {
     const props = schema.properties ?? {};
     const required = new Set(schema.required ?? []);
+    const gvks = schema["x-kubernetes-group-version-kind"] ?? [];
     // A kind with ObjectMeta is a KubeObject; a template's metadata is not.
-    const isObject = isObjectMeta(props.metadata) &&
-      (schema["x-kubernetes-group-version-kind"]?.length ?? 0) > 0;
-    const lines = jsDoc(schema.description, "");
+    const isObject = isObjectMeta(props.metadata) && gvks.length > 0;
+    const lines = jsDoc(schema.description ?? fallback, "");
     const base = isObject
       ? this.#import(module, this.#core, "KubeObject")
       : undefined;
@@ -580,16 +646,16 @@ class Generator {
     for (const key of Object.keys(props).sort()) {
       const prop = props[key];
       const must = required.has(key) || (isObject && key === "metadata");
-      const type = this.#type(
-        module,
-        prop,
-        name + pascal(key),
+      const members = typeMeta(gvks, key) ??
+        this.#type(module, prop, name, key).members;
+      // Every field documented, as `deno doc --lint` asks of exported types.
+      lines.push(
+        ...jsDoc(descriptionOf(prop) ?? `The \`${key}\` field.`, "  "),
       );
-      lines.push(...jsDoc(descriptionOf(prop), "  "));
       lines.push(
         ...propertyLines(
           `  ${propertyKey(key)}${must ? "" : "?"}: `,
-          type.members,
+          members,
           "  ",
         ),
       );
@@ -602,31 +668,38 @@ class Generator {
   }
 
   /**
-   * The TypeScript type of a schema, as union members; an inline object
-   * becomes an interface named `suggested`.
+   * The TypeScript type of the schema of field `key` of type `parent`, as
+   * union members; an inline object becomes a type named after its path
+   * (`parent` + `Key`).
    */
   #type(
     module: ModuleText,
     schema: JsonSchema | undefined,
-    suggested: string,
+    parent: string,
+    key: string,
   ): { members: string[] } {
-    const members = this.#members(module, schema ?? {}, suggested);
+    const members = this.#members(module, schema ?? {}, parent, key);
     const unique = [...new Set(members)];
     return { members: unique.length === 0 ? ["unknown"] : unique };
   }
 
-  #members(module: ModuleText, s: JsonSchema, suggested: string): string[] {
+  #members(
+    module: ModuleText,
+    s: JsonSchema,
+    parent: string,
+    key: string,
+  ): string[] {
     const nullable = s.nullable === true ? ["null"] : [];
     if (typeof s.$ref === "string") {
       return [...this.#ref(module, s.$ref), ...nullable];
     }
     if (s.allOf?.length === 1 && !s.properties && !s.type) {
-      return [...this.#members(module, s.allOf[0], suggested), ...nullable];
+      return [...this.#members(module, s.allOf[0], parent, key), ...nullable];
     }
     if (
       s["x-kubernetes-int-or-string"] === true || s.format === "int-or-string"
     ) {
-      return ["number", "string", ...nullable];
+      return [this.#import(module, this.#core, "IntOrString"), ...nullable];
     }
     if (Array.isArray(s.enum) && s.enum.length > 0) {
       const lits = s.enum.filter((v) => v !== null && typeof v !== "object")
@@ -639,20 +712,22 @@ class Generator {
     const alts = s.anyOf ?? s.oneOf;
     if (!s.type && Array.isArray(alts) && alts.length > 0) {
       return [
-        ...alts.flatMap((a) => this.#members(module, a, suggested)),
+        ...alts.flatMap((a) => this.#members(module, a, parent, key)),
         ...nullable,
       ];
     }
     switch (s.type) {
       case "string":
-        return ["string", ...nullable];
+        return s.format === "date-time"
+          ? [this.#import(module, this.#core, "Time"), ...nullable]
+          : ["string", ...nullable];
       case "integer":
       case "number":
         return ["number", ...nullable];
       case "boolean":
         return ["boolean", ...nullable];
       case "array": {
-        const item = this.#type(module, s.items, suggested).members;
+        const item = this.#type(module, s.items, parent, key).members;
         const t = item.length === 1 && !item[0].includes(" | ")
           ? `${item[0]}[]`
           : `(${item.join(" | ")})[]`;
@@ -661,8 +736,12 @@ class Generator {
     }
     const props = s.properties ?? {};
     if (Object.keys(props).length > 0) {
-      const name = uniqueName(module, suggested);
-      this.#interface(module, name, s);
+      const shared = wellKnownShape(s);
+      if (shared) {
+        return [this.#import(module, this.#core, shared), ...nullable];
+      }
+      const name = pathName(module, parent, key);
+      this.#interface(module, name, s, `The \`${key}\` field of ${parent}.`);
       return [name, ...nullable];
     }
     if (s["x-kubernetes-preserve-unknown-fields"] === true) {
@@ -672,7 +751,7 @@ class Generator {
     if (ap !== undefined && ap !== false) {
       const v = ap === true
         ? ["unknown"]
-        : this.#type(module, ap, suggested).members;
+        : this.#type(module, ap, parent, key).members;
       return [`Record<string, ${v.join(" | ")}>`, ...nullable];
     }
     if (s.type === "object") return ["Record<string, unknown>", ...nullable];
@@ -684,6 +763,11 @@ class Generator {
     const name = ref.replace(/^#\/components\/schemas\//, "")
       .replace(/^#\/definitions\//, "");
     const shared = SHARED[name];
+    // Go writes a zero metav1.Time as null (`lastProbeTime: null`,
+    // a template's `creationTimestamp: null`), whatever the schema says.
+    if (shared === "Time") {
+      return [this.#import(module, this.#core, shared), "null"];
+    }
     if (shared) return [this.#import(module, this.#core, shared)];
     if (INLINE[name]) return [INLINE[name]];
     const union = APIEXT_UNIONS[name];
@@ -702,7 +786,7 @@ class Generator {
     if (Object.keys(schema.properties ?? {}).length === 0) {
       // A scalar or free-form type (Time, IntOrString, RawExtension): in place.
       const { description: _, ...rest } = schema;
-      return this.#members(module, rest, localName(name));
+      return this.#members(module, rest, localName(name), "");
     }
     const target = this.#enqueue(name);
     if (target.module === module) return [target.name];
@@ -779,8 +863,54 @@ class Generator {
     if (r.shortNames && r.shortNames.length > 0) {
       lines.push(`${i}shortNames: [${r.shortNames.map(literal).join(", ")}],`);
     }
+    const subs = [
+      ...this.#subresources.get(`${r.group}/${r.version}/${r.resource}`) ?? [],
+    ].sort();
+    if (subs.length > 0) {
+      const one = `${i}subresources: [${subs.map(literal).join(", ")}],`;
+      lines.push(
+        ...(one.length <= LINE_WIDTH ? [one] : [
+          `${i}subresources: [`,
+          ...subs.map((x) => `${i}  ${literal(x)},`),
+          `${i}],`,
+        ]),
+      );
+    }
     lines.push(head.close);
-    module.values.push({ name: value, lines });
+    module.values.push({ name: value, lines, resource: r });
+  }
+
+  /**
+   * The module's doc: where its types live and, when it has descriptors,
+   * a runnable example of the first.
+   */
+  #moduleDoc(module: ModuleText): string[] {
+    const lines = ["/**", ` * Types of ${where(module)}.`];
+    const first = [...module.values].sort((a, b) => caseless(a.name, b.name))
+      .find((v) => v.resource !== undefined);
+    if (first?.resource) {
+      const r = first.resource;
+      const base = module.path.slice(0, -3);
+      const from = this.#options.examplesFrom === undefined
+        ? `./${base.slice(base.lastIndexOf("/") + 1)}.ts`
+        : `${this.#options.examplesFrom}/${base}`;
+      lines.push(
+        " *",
+        ` * @example The ${r.resource} resource`,
+        " * ```ts",
+        ` * import { ${first.name} } from ${literal(from)};`,
+        ' * import assert from "node:assert/strict";',
+        " *",
+        ` * assert.equal(${first.name}.kind, ${literal(r.kind)});`,
+        ` * assert.equal(${first.name}.resource, ${literal(r.resource)});`,
+        ` * assert.equal(${first.name}.namespaced, ${r.namespaced});`,
+        ` * assert.equal(${first.name}.group, ${literal(r.group)});`,
+        ` * assert.equal(${first.name}.version, ${literal(r.version)});`,
+        " * ```",
+      );
+    }
+    lines.push(" *", " * @module", " */");
+    return lines;
   }
 
   #render(module: ModuleText): string {
@@ -805,17 +935,10 @@ class Generator {
         ),
       );
     }
-    const where = module.group === ""
-      ? `the core API group, version ${module.version}`
-      : `the API group ${module.group}, version ${module.version}`;
     const header = [
       "// Generated by kubecache gen. Do not edit: generate again instead.",
       "",
-      "/**",
-      ` * Types of ${where}.`,
-      " *",
-      " * @module",
-      " */",
+      ...this.#moduleDoc(module),
       "",
     ];
     const body: string[] = [];
@@ -863,6 +986,96 @@ function pascal(text: string): string {
   return text.split(/[^A-Za-z0-9]+/).filter((p) => p !== "")
     .map((p) => p[0].toUpperCase() + p.slice(1)).join("")
     .replace(/^[0-9]/, (d) => `_${d}`);
+}
+
+/** Where a module's types live, in words. */
+function where(module: ModuleText): string {
+  return module.group === ""
+    ? `the core API group, version ${module.version}`
+    : `the API group ${module.group}, version ${module.version}`;
+}
+
+/**
+ * `apiVersion` and `kind` of a kind as literal types (`"apps/v1"`,
+ * `"Deployment"`), so an object of one kind does not type-check as
+ * another's; a schema of several kinds (`DeleteOptions`) keeps `string`.
+ */
+function typeMeta(
+  gvks: readonly GroupVersionKind[],
+  key: string,
+): string[] | undefined {
+  if (gvks.length !== 1) return undefined;
+  const { group, version, kind } = gvks[0];
+  if (key === "apiVersion") {
+    return [literal(group === "" ? version : `${group}/${version}`)];
+  }
+  if (key === "kind") return [literal(kind)];
+  return undefined;
+}
+
+/** The fields of the well-known shapes, as Go's types serialize them. */
+const WELL_KNOWN: readonly {
+  name: string;
+  fields: readonly string[];
+  optional?: readonly string[];
+  atomic?: boolean;
+}[] = [
+  {
+    name: "Condition",
+    fields: ["lastTransitionTime", "message", "reason", "status", "type"],
+    optional: ["observedGeneration"],
+  },
+  { name: "LabelSelector", fields: ["matchExpressions", "matchLabels"] },
+  {
+    name: "ObjectReference",
+    fields: [
+      "apiVersion",
+      "fieldPath",
+      "kind",
+      "name",
+      "namespace",
+      "resourceVersion",
+      "uid",
+    ],
+    atomic: true,
+  },
+  { name: "LocalObjectReference", fields: ["name"], atomic: true },
+];
+
+/**
+ * The shared type an inline object schema is a copy of (controller-gen
+ * writes `metav1.Condition`, `metav1.LabelSelector`, `corev1.ObjectReference`
+ * and `corev1.LocalObjectReference` in place into a CRD), as kopium does by
+ * default: the same fields, and for the references the `atomic` map type
+ * their Go types declare (a struct of one `name` field is otherwise too
+ * common to be taken for one).
+ */
+function wellKnownShape(s: JsonSchema): string | undefined {
+  const keys = Object.keys(s.properties ?? {}).sort();
+  for (const w of WELL_KNOWN) {
+    if (w.atomic && s["x-kubernetes-map-type"] !== "atomic") continue;
+    const all = [...w.fields, ...(w.optional ?? [])].sort();
+    const same = (a: readonly string[]) =>
+      a.length === keys.length && a.every((k, i) => k === keys[i]);
+    if (same([...w.fields].sort()) || same(all)) return w.name;
+  }
+  return undefined;
+}
+
+/**
+ * The name of an inline object type: its parent's name and the field's
+ * (`WidgetSpec` + `parts` → `WidgetSpecParts`), a function of its path, so
+ * adding a field never renames another type. A name another type already
+ * holds (a kind `WidgetList` and field `list` of `Widget`) gets `_` where
+ * the field joins its parent (`Widget_List`).
+ */
+function pathName(module: ModuleText, parent: string, key: string): string {
+  const field = pascal(key) || "Field";
+  let name = `${parent}${field}`;
+  if (module.names.has(name)) name = `${parent}_${field}`;
+  while (module.names.has(name)) name += "_";
+  module.names.add(name);
+  return name;
 }
 
 function uniqueName(module: ModuleText, wanted: string): string {

@@ -11,17 +11,10 @@
 
 import type { KubeObject } from "../api/object.ts";
 import type { Container, Pod, PodSpec } from "../api/types.ts";
+import type { Toleration } from "../api/core/v1.ts";
 import { STATUS } from "./_apiserver_strategy.ts";
 import { failure, invalid, statusError } from "./_apiserver_status.ts";
 import type { ResourceStrategy, Subresource } from "./_apiserver_types.ts";
-
-/** A toleration (core/v1 `Toleration`), as the defaults read and add them. */
-interface Toleration {
-  key?: string;
-  operator?: string;
-  effect?: string;
-  tolerationSeconds?: number;
-}
 
 const POD_FIELDS = [
   "spec.nodeName",
@@ -41,7 +34,7 @@ export const PODS: ResourceStrategy = {
   fieldLabels: ["metadata.name", "metadata.namespace", ...POD_FIELDS],
   prepareForCreate(obj) {
     const pod = obj as Pod;
-    pod.spec = defaultSpec(pod.spec ?? {});
+    pod.spec = defaultSpec(pod.spec ?? { containers: [] });
     // The apiserver resets status to Pending: a POST's status is dropped
     // before this runs (status is a subresource). The direct state
     // methods keep a given status (the demo and tests create pods in
@@ -100,7 +93,7 @@ function bindingSubresource(): Subresource {
         ));
       }
       const next = JSON.parse(JSON.stringify(old.obj)) as Pod;
-      next.spec = { ...next.spec, nodeName: node };
+      next.spec = { ...next.spec, nodeName: node } as PodSpec;
       const conditions = (next.status?.conditions ?? []).filter((c) =>
         c.type !== "PodScheduled"
       );
@@ -159,7 +152,7 @@ const DEFAULT_TOLERATIONS = [
 /** The scheme's pod defaults plus the DefaultTolerationSeconds admission. */
 function defaultSpec(spec: PodSpec): PodSpec {
   const tolerations: Toleration[] = [
-    ...(spec.tolerations as Toleration[] | undefined ?? []),
+    ...(spec.tolerations ?? []),
   ];
   for (const key of DEFAULT_TOLERATIONS) {
     if (
@@ -195,7 +188,7 @@ function defaultSpec(spec: PodSpec): PodSpec {
 }
 
 /** The QoS class (`pkg/apis/core/helper/qos`): BestEffort, Guaranteed or Burstable. */
-function qosClass(spec: PodSpec): string {
+function qosClass(spec: PodSpec): "BestEffort" | "Guaranteed" | "Burstable" {
   const containers: Container[] = [
     ...(spec.containers ?? []),
     ...(spec.initContainers ?? []),

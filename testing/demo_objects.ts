@@ -48,6 +48,8 @@ export interface Condition {
 
 /** The pod shape the demo and the benchmarks build. */
 export interface Pod extends KubeObject {
+  apiVersion?: "v1";
+  kind?: "Pod";
   spec: {
     nodeName?: string;
     containers: { name: string; image: string; [k: string]: unknown }[];

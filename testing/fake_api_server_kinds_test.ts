@@ -66,7 +66,7 @@ function writeAll(server: FakeApiServer, round: number): void {
 
 Deno.test("FakeApiServer lists and watches of one resource only ever carry that kind, from any resourceVersion", async () => {
   await using server = await FakeApiServer.start();
-  server.create(CustomResourceDefinitions, WIDGET_CRD);
+  server.create(CustomResourceDefinitions as ResourceType, WIDGET_CRD);
   const rvs = ["", "0", server.resourceVersion()];
   writeAll(server, 1);
   rvs.push(server.resourceVersion());

@@ -21,6 +21,7 @@ import {
   Pods,
   resourceType,
 } from "../api/resources.ts";
+import type { CronJob } from "../api/types.ts";
 
 async function hasKubectl(): Promise<boolean> {
   try {
@@ -471,7 +472,7 @@ Deno.test({
     );
     server.create(CronJobs, {
       metadata: { name: "nightly" },
-      spec: { schedule: "0 3 * * *", suspend: true },
+      spec: { schedule: "0 3 * * *", suspend: true } as CronJob["spec"],
       status: { lastScheduleTime: at(60) },
     });
     server.create(Events, {

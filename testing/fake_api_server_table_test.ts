@@ -16,6 +16,7 @@ import {
   Nodes,
   Pods,
 } from "../api/resources.ts";
+import type { CronJob, Job } from "../api/types.ts";
 import { FakeApiServer } from "./fake_api_server.ts";
 import { FakeClock } from "./fake_clock.ts";
 import { completedJob, getJson } from "./_apiserver_test_util.ts";
@@ -236,7 +237,8 @@ Deno.test("FakeApiServer Tables carry kubectl's lease, job, cronjob and event co
   );
   server.create(Jobs, {
     metadata: { name: "busy", namespace: "default" },
-    spec: { parallelism: 4 },
+    // No pod template: the columns it fills stay empty.
+    spec: { parallelism: 4 } as Job["spec"],
     status: {
       startTime: at(0),
       conditions: [{ type: "Complete", status: "False" }],
@@ -258,7 +260,7 @@ Deno.test("FakeApiServer Tables carry kubectl's lease, job, cronjob and event co
   });
   server.create(CronJobs, {
     metadata: { name: "bare", namespace: "default" },
-    spec: { schedule: "@hourly" },
+    spec: { schedule: "@hourly" } as CronJob["spec"],
   });
   server.create(Events, {
     metadata: { name: "web.1", namespace: "default" },

@@ -3,15 +3,29 @@
 /**
  * Types of the API group example.com, version v1.
  *
+ * @example The widgets resource
+ * ```ts
+ * import { Widgets } from "./v1.ts";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(Widgets.kind, "Widget");
+ * assert.equal(Widgets.resource, "widgets");
+ * assert.equal(Widgets.namespaced, true);
+ * assert.equal(Widgets.group, "example.com");
+ * assert.equal(Widgets.version, "v1");
+ * ```
+ *
  * @module
  */
 
 import {
+  type IntOrString,
   type KubeObject,
   type ListMeta,
   type ObjectMeta,
   type ResourceType,
   resourceType,
+  type Time,
 } from "../../../mod.ts";
 
 /**
@@ -21,11 +35,11 @@ export interface Widget extends KubeObject {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: string;
+  apiVersion?: "example.com/v1";
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: string;
+  kind?: "Widget";
   /**
    * Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
    */
@@ -34,6 +48,9 @@ export interface Widget extends KubeObject {
    * Desired state.
    */
   spec?: WidgetSpec;
+  /**
+   * The `status` field.
+   */
   status?: WidgetStatus;
 }
 
@@ -44,7 +61,7 @@ export type WidgetList = {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: string;
+  apiVersion?: "example.com/v1";
   /**
    * List of widgets. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md
    */
@@ -52,7 +69,7 @@ export type WidgetList = {
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: string;
+  kind?: "WidgetList";
   /**
    * Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
@@ -63,31 +80,79 @@ export type WidgetList = {
  * Desired state.
  */
 export type WidgetSpec = {
+  /**
+   * The `config` field.
+   */
   config?: Record<string, unknown>;
+  /**
+   * The `labels` field.
+   */
   labels?: Record<string, string>;
+  /**
+   * The `parts` field.
+   */
   parts?: WidgetSpecParts[];
-  port?: number | string;
+  /**
+   * The `port` field.
+   */
+  port?: IntOrString;
+  /**
+   * The `replicas` field.
+   */
   replicas?: number;
-  schedule?: string;
+  /**
+   * The `schedule` field.
+   */
+  schedule?: Time;
   /**
    * How big.
    */
   size: "small" | "medium" | "large";
 };
 
+/**
+ * The `parts` field of WidgetSpec.
+ */
 export type WidgetSpecParts = {
+  /**
+   * The `name` field.
+   */
   name: string;
+  /**
+   * The `weight` field.
+   */
   weight?: number;
 };
 
+/**
+ * The `status` field of Widget.
+ */
 export type WidgetStatus = {
+  /**
+   * The `conditions` field.
+   */
   conditions?: WidgetStatusConditions[];
+  /**
+   * The `ready` field.
+   */
   ready?: boolean;
 };
 
+/**
+ * The `conditions` field of WidgetStatus.
+ */
 export type WidgetStatusConditions = {
-  lastTransitionTime?: string;
+  /**
+   * The `lastTransitionTime` field.
+   */
+  lastTransitionTime?: Time;
+  /**
+   * The `status` field.
+   */
   status?: string;
+  /**
+   * The `type` field.
+   */
   type?: string;
 };
 
@@ -101,4 +166,5 @@ export const Widgets: ResourceType<Widget> = resourceType<Widget>({
   resource: "widgets",
   namespaced: true,
   shortNames: ["wd"],
+  subresources: ["status"],
 });

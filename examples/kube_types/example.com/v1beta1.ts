@@ -3,6 +3,18 @@
 /**
  * Types of the API group example.com, version v1beta1.
  *
+ * @example The widgets resource
+ * ```ts
+ * import { Widgets } from "./v1beta1.ts";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(Widgets.kind, "Widget");
+ * assert.equal(Widgets.resource, "widgets");
+ * assert.equal(Widgets.namespaced, true);
+ * assert.equal(Widgets.group, "example.com");
+ * assert.equal(Widgets.version, "v1beta1");
+ * ```
+ *
  * @module
  */
 
@@ -14,19 +26,25 @@ import {
   resourceType,
 } from "../../../mod.ts";
 
+/**
+ * The Widget type of the API group example.com, version v1beta1.
+ */
 export interface Widget extends KubeObject {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: string;
+  apiVersion?: "example.com/v1beta1";
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: string;
+  kind?: "Widget";
   /**
    * Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
    */
   metadata: ObjectMeta;
+  /**
+   * The `spec` field.
+   */
   spec?: WidgetSpec;
 }
 
@@ -37,7 +55,7 @@ export type WidgetList = {
   /**
    * APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
    */
-  apiVersion?: string;
+  apiVersion?: "example.com/v1beta1";
   /**
    * List of widgets. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md
    */
@@ -45,14 +63,20 @@ export type WidgetList = {
   /**
    * Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
-  kind?: string;
+  kind?: "WidgetList";
   /**
    * Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
    */
   metadata?: ListMeta;
 };
 
+/**
+ * The `spec` field of Widget.
+ */
 export type WidgetSpec = {
+  /**
+   * The `size` field.
+   */
   size?: string;
 };
 
