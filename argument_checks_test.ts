@@ -213,6 +213,11 @@ function rows(
     ],
     // shard membership
     [
+      () => new Manager(client, { sharding: "cms" as Any }),
+      TypeError,
+      'new Manager: opts.sharding must be an object, got "cms"',
+    ],
+    [
       () =>
         new ShardMembership(client, {
           name: "w",

@@ -220,6 +220,19 @@ export interface ControllerHost {
     terminal: boolean,
   ): void;
   add(controller: Controller): void;
+  /** Set when the manager shards its controllers' own types. */
+  readonly shards?: ShardGate;
+}
+
+/**
+ * @internal What a controller needs of the manager's shard membership:
+ * the sharded informer of its own type, whether a uid's hash is owned,
+ * and word of ownership changes (awaited before a release is published).
+ */
+export interface ShardGate {
+  informerFor(type: ResourceType): SharedIndexInformer<KubeObject>;
+  owns(uid: string): boolean;
+  subscribe(listener: () => void | Promise<void>): () => void;
 }
 
 /**
@@ -298,6 +311,9 @@ export class ControllerBuilder<T extends KubeObject> {
         if (
           !ref || ref.kind !== kind || groupOf(ref.apiVersion) !== group
         ) return [];
+        // Sharded: an owned object follows its owner's uid.
+        const shards = this.#host.shards;
+        if (shards && ref.uid && !shards.owns(ref.uid)) return [];
         return [
           clusterOwner
             ? { name: ref.name }
@@ -509,6 +525,11 @@ export class Controller {
   }[] = [];
   readonly #recorder: EventRecorder;
   readonly #syncTimeout: number;
+  /** Sharded: the uid of each own-type key seen, for the ownership test. */
+  readonly #uids = new Map<string, string>();
+  /** Sharded: the reconciles running, by key, to wait for on a release. */
+  readonly #running = new Map<string, Promise<void>>();
+  #ownInformer: SharedIndexInformer<KubeObject> | undefined;
   readonly #m: {
     total: Counter;
     errors: Counter;
@@ -594,6 +615,26 @@ export class Controller {
       { labelNames: ["controller"] },
     ).with(label).set(workers);
     for (const w of watches) this.#watch(w);
+    // Before this replica's release of ranges is published, the
+    // reconciles of keys it no longer owns end.
+    host.shards?.subscribe(() => this.#drainUnowned());
+  }
+
+  /** The uid of the object a key names, as this replica knows it. */
+  #uidOf(key: string): string | undefined {
+    return this.#ownInformer?.getIndexer().getByKey(key)?.metadata.uid ??
+      this.#uids.get(key);
+  }
+
+  #owned(key: string): boolean {
+    const uid = this.#uidOf(key);
+    return uid !== undefined && this.#host.shards!.owns(uid);
+  }
+
+  async #drainUnowned(): Promise<void> {
+    await Promise.all(
+      [...this.#running].filter(([k]) => !this.#owned(k)).map(([, p]) => p),
+    );
   }
 
   /**
@@ -708,7 +749,12 @@ export class Controller {
     };
     // What one reconcile leads to (controller-runtime's reconcileHandler);
     // the loop itself is workqueue's, the one runWorkers runs.
+    const shards = this.#host.shards;
     const handle = async (key: string): Promise<Next> => {
+      // Sharded: only the keys whose object's uid this replica owns.
+      if (shards && !this.#owned(key)) return "forget";
+      const fin = Promise.withResolvers<void>();
+      if (shards) this.#running.set(key, fin.promise);
       active.inc();
       const req = requestOfKey(key, this.forType.namespaced);
       const started = clock.now();
@@ -756,6 +802,10 @@ export class Controller {
         if (!byStop) this.#host.onError(err, this.name, req, terminal);
         return terminal ? "forget" : "rateLimited";
       } finally {
+        if (shards) {
+          this.#running.delete(key);
+          fin.resolve();
+        }
         active.dec();
         totals[result].inc();
         time.observe((clock.now() - started) / 1000);
@@ -765,9 +815,26 @@ export class Controller {
   }
 
   #watch(spec: WatchSpec): void {
-    const informer = this.#host.factory.informerFor(spec.type);
+    const shards = spec.own ? this.#host.shards : undefined;
+    const informer = shards
+      ? shards.informerFor(spec.type)
+      : this.#host.factory.informerFor(spec.type);
+    if (shards) this.#ownInformer = informer;
     this.#informers.push({ type: spec.type, informer });
-    const { predicates, map } = spec;
+    const { predicates } = spec;
+    // Sharded: the own type's objects outside the owned ranges (removed
+    // by a relist after a re-shard) are not this replica's to reconcile.
+    const map = shards
+      ? (obj: DeepReadonly<KubeObject>) => {
+        const uid = obj.metadata.uid;
+        if (uid === undefined || !shards.owns(uid)) return [];
+        const reqs = spec.map(obj);
+        for (const r of reqs) {
+          this.#uids.set(keyOf(r, this.forType.namespaced), uid);
+        }
+        return reqs;
+      }
+      : spec.map;
     const add = (reqs: Request[]) => {
       for (const r of reqs) {
         this.#queue.add(keyOf(r, this.forType.namespaced));

@@ -12,12 +12,17 @@ import type { ResourceType } from "../api/resources.ts";
 import { SharedInformerFactory } from "../cache/factory.ts";
 import { describeCause } from "../cache/reflector_status.ts";
 import {
+  newSharedIndexInformer,
   type SharedIndexInformer,
   waitForCacheSync,
 } from "../cache/shared_informer.ts";
 import type { KubeClient } from "../client/rest.ts";
 import { LeaderElector } from "../leaderelection/leader_elector.ts";
 import { LeaseLock } from "../leaderelection/lease_lock.ts";
+import { listWatch } from "../api/resource_client.ts";
+import { metaNamespaceIndexFunc, NAMESPACE_INDEX } from "../cache/index.ts";
+import { type ShardingOptions, ShardMembership } from "./sharding.ts";
+import { shardedListWatch } from "./sharded_source.ts";
 import {
   checkClock,
   checkDuration,
@@ -38,6 +43,7 @@ import {
   type ControllerHost,
   type ControllerOptions,
   type Request,
+  type ShardGate,
 } from "./builder.ts";
 import { EventRecorder } from "./event_recorder.ts";
 import {
@@ -175,6 +181,18 @@ export interface ManagerOptions {
   namespace?: string;
   /** Run workers only while holding this Lease. Default: no election, always run. */
   leaderElection?: LeaderElectionOptions;
+  /**
+   * Split each controller's objects between the replicas that run with
+   * the same `sharding.name`: every replica holds a member Lease
+   * `<name>-<identity>`, the live members sorted by identity cut the 64-bit
+   * hash space of the objects' uids into equal ranges, and each replica's
+   * controllers list, watch (server-side sharded where the server
+   * supports it) and reconcile only the objects of its ranges; objects of
+   * `owns` types follow their owner's uid. A range changes hands only after
+   * its owner released it or its Lease expired. See {@link ShardMembership}.
+   * Default: no sharding.
+   */
+  sharding?: ShardingOptions;
   /** Serve `GET /metrics`. Default false. */
   metrics?: ServeOptions | false;
   /** Serve `GET /healthz` and `/readyz`. Default false. May share the metrics port. */
@@ -323,6 +341,12 @@ export class Manager implements AsyncDisposable {
   readonly factory: SharedInformerFactory;
   /** The metrics of the controllers, queues, informers and leader election. */
   readonly metrics: MetricsRegistry;
+  /** This replica's shard membership, with the `sharding` option. */
+  readonly shards: ShardMembership | undefined;
+  readonly #shardGate: ShardGate | undefined;
+  /** The sharded informers of the controllers' own types, by resource. */
+  readonly #sharded = new Map<string, SharedIndexInformer<KubeObject>>();
+  #shardedStop: AbortSignal | undefined;
   readonly #client: KubeClient;
   readonly #clock: Clock;
   readonly #opts: ManagerOptions;
@@ -434,6 +458,14 @@ export class Manager implements AsyncDisposable {
       clock: this.#clock,
     });
     this.metrics = new MetricsRegistry();
+    if (opts.sharding !== undefined) {
+      checkOptions(call, "opts.sharding", opts.sharding);
+      this.shards = new ShardMembership(client, {
+        ...opts.sharding,
+        clock: this.#clock,
+      });
+      this.#shardGate = this.#makeShardGate(this.shards);
+    }
     this.#registerMetrics();
     this.#unobserve = this.#observeClient(client);
   }
@@ -888,8 +920,37 @@ export class Manager implements AsyncDisposable {
     }
   }
 
+  /** What the controllers use of the membership: sharded informers, the owner test. */
+  #makeShardGate(m: ShardMembership): ShardGate {
+    return {
+      owns: (uid) => m.owns(uid),
+      subscribe: (l) => m.subscribe(l),
+      informerFor: (type) => {
+        const key = `${type.group}/${type.resource}`;
+        let informer = this.#sharded.get(key);
+        if (!informer) {
+          const namespace = type.namespaced ? this.#opts.namespace : undefined;
+          informer = newSharedIndexInformer(
+            shardedListWatch(listWatch(this.#client, type, { namespace }), m),
+            {
+              clock: this.#clock,
+              indexers: type.namespaced
+                ? { [NAMESPACE_INDEX]: metaNamespaceIndexFunc }
+                : {},
+            },
+          );
+          this.#sharded.set(key, informer);
+          const stop = this.#shardedStop;
+          if (stop && !stop.aborted) informer.run(stop).catch(() => {});
+        }
+        return informer;
+      },
+    };
+  }
+
   #host(): ControllerHost {
     return {
+      shards: this.#shardGate,
       factory: this.factory,
       client: this.#client,
       clock: this.#clock,
@@ -1051,12 +1112,24 @@ export class Manager implements AsyncDisposable {
       ]);
 
     let electing: Promise<void> | undefined;
+    // Shard membership stops after the workers (its release waits for
+    // nothing then) and before the caches.
+    const shardStop = new AbortController();
+    let sharding: Promise<void> | undefined;
+    const shardedRuns: Promise<void>[] = [];
     try {
       // Start 1b: the webhook server, on every replica, before the caches
       // (a cache of a converted kind needs the conversion webhook).
       await this.#webhookServer?.start();
       // Start 2.
       this.factory.start(informerStop.signal);
+      if (this.shards) {
+        this.#shardedStop = informerStop.signal;
+        for (const i of this.#sharded.values()) {
+          shardedRuns.push(i.run(informerStop.signal).catch(() => {}));
+        }
+        sharding = this.shards.run(shardStop.signal);
+      }
       // Start 3.
       for (const c of this.#controllers) {
         synced.set(
@@ -1107,12 +1180,15 @@ export class Manager implements AsyncDisposable {
       // Stop 3.
       electorStop.abort(stopRequested.signal.reason);
       await electing?.catch(() => {});
+      shardStop.abort(stopRequested.signal.reason);
+      await sharding;
       // Stop 4. Keys waiting out a requeueAfter or a backoff hold a
       // timer: drop them, or the process stays alive after run()
       // (controller-runtime shuts the queue down when a controller stops).
       for (const c of this.#controllers) c.queue.shutDown();
       informerStop.abort();
       await this.factory.shutdown();
+      await Promise.all(shardedRuns);
       // Stop 5.
       timers.abort();
       await this.#closeRecorders();
@@ -1291,6 +1367,40 @@ export class Manager implements AsyncDisposable {
   #registerMetrics(): void {
     const m = this.metrics;
     registerProcessMetrics(m);
+    const shards = this.shards;
+    if (shards) {
+      const label = { name: shards.name };
+      const members = m.gauge(
+        "kubecache_shard_members",
+        "Live members of the shard group, as this replica last read them.",
+        { labelNames: ["name"] },
+      ).with(label);
+      const fraction = m.gauge(
+        "kubecache_shard_owned_fraction",
+        "The part of the hash space this replica owns, 0 to 1.",
+        { labelNames: ["name"] },
+      ).with(label);
+      const moving = m.gauge(
+        "kubecache_shard_moving",
+        "1 while this replica's owned ranges differ from its share.",
+        { labelNames: ["name"] },
+      ).with(label);
+      const reshards = m.counter(
+        "kubecache_shard_reshards_total",
+        "Changes of the ranges this replica owns.",
+        { labelNames: ["name"] },
+      ).with(label);
+      let counted = 0;
+      m.addCollector(() => {
+        members.set(shards.members().length);
+        fraction.set(shards.ownedFraction());
+        moving.set(shards.moving() ? 1 : 0);
+        const n = shards.reshards();
+        if (n > counted) reshards.inc(n - counted);
+        counted = n;
+      });
+      this.addReadyzCheck("shards", () => !shards.moving());
+    }
     const gauge = (name: string, help: string, labelNames: string[]) =>
       m.gauge(name, help, { labelNames });
     const synced = gauge(
