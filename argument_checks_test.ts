@@ -373,6 +373,25 @@ function rows(
       TypeError,
       "SharedIndexInformer.addEventHandler: handler must be an object with onAdd, onUpdate or onDelete, got a function",
     ],
+    [
+      () =>
+        newSharedIndexInformer(source).addEventHandler({}, { maxPending: 0 }),
+      RangeError,
+      "SharedIndexInformer.addEventHandler: opts.maxPending must be an integer >= 1, got 0",
+    ],
+    [
+      () =>
+        newSharedIndexInformer(source).addEventHandler({}, {
+          maxPending: "100",
+        } as Any),
+      TypeError,
+      'SharedIndexInformer.addEventHandler: opts.maxPending must be an integer >= 1, got "100"',
+    ],
+    [
+      () => newSharedIndexInformer(source).addEventHandler({}, { name: "" }),
+      TypeError,
+      'SharedIndexInformer.addEventHandler: opts.name must be a non-empty string, got ""',
+    ],
     // listers
     [
       () => factory.lister(ConfigMaps).get("x"),

@@ -3,9 +3,13 @@
  * `shared_informer.go` `sharedProcessor` and `processorListener`), and
  * `processDeltas` from `controller.go`. Not exported from `mod.ts`.
  *
- * Each listener owns an unbounded ring buffer and its own async loop, so a
- * slow handler only delays its own notifications: distribution is a
- * synchronous push into every buffer and never waits for a handler.
+ * Each listener owns a ring buffer and its own async loop, so a slow
+ * handler only delays its own notifications: distribution is a synchronous
+ * push into every buffer and never waits for a handler. A buffer grows
+ * without limit unless its registration set `maxPending`: then, while it
+ * holds that many, the informer reads no further watch event
+ * ({@link gateWatch}), so the slow handler holds back the watch instead of
+ * the process's memory, and no notification is ever dropped.
  *
  * @module
  */
@@ -24,6 +28,11 @@ import { Ring } from "../api/ring.ts";
 import type { CallbackResult } from "../api/callback.ts";
 import { errorMessage } from "../api/validate.ts";
 import { isPermissionDenied } from "./_reflector_state.ts";
+import {
+  hasNextBatch,
+  type ListerWatcher,
+  type WatchEvent,
+} from "../api/listwatch.ts";
 
 /**
  * A handler as the informer's internals call it, with the cache's objects
@@ -178,6 +187,12 @@ export class ProcessorListener<T> {
   resyncPeriod: number;
   /** Earliest time (epoch ms) of this listener's next resync. */
   nextResync = 0;
+  /** The registration's name, for health() and metrics. */
+  readonly name: string;
+  /** Notifications held at most before the watch is held back; 0 = no bound. */
+  readonly maxPending: number;
+  /** Told when a bounded buffer has dropped below its bound. */
+  #roomFreed: (() => void) | undefined;
 
   /** Notifications as (kind, a, b) triples; see {@link Kind}. */
   #buffer = new Ring<unknown>(48);
@@ -205,9 +220,18 @@ export class ProcessorListener<T> {
       errorHandler: ListenerErrorHandler;
       /** Told when this listener's hasSynced may have turned true. */
       syncNotifier?: SyncNotifier;
+      /** The registration's name. */
+      name?: string;
+      /** See {@link maxPending}. */
+      maxPending?: number;
+      /** Told when a bounded buffer drops below its bound. */
+      roomFreed?: () => void;
     },
   ) {
     this.handler = objectHandler(handler);
+    this.name = opts.name ?? "handler";
+    this.maxPending = opts.maxPending ?? 0;
+    this.#roomFreed = this.maxPending > 0 ? opts.roomFreed : undefined;
     this.requestedResyncPeriod = opts.requestedResyncPeriod;
     this.resyncPeriod = opts.resyncPeriod;
     this.#upstreamHasSynced = opts.hasSynced;
@@ -228,6 +252,11 @@ export class ProcessorListener<T> {
   /** Number of notifications waiting for the handler. */
   pending(): number {
     return this.#buffer.size / 3;
+  }
+
+  /** Whether the buffer is bounded and holds its bound or more. */
+  full(): boolean {
+    return this.maxPending > 0 && this.#buffer.size >= this.maxPending * 3;
   }
 
   /** Queue a notification (its kind and objects); never blocks. Ignored once stopped. */
@@ -263,6 +292,7 @@ export class ProcessorListener<T> {
   stop(): Promise<void> {
     this.#closed = true;
     this.#buffer.clear();
+    this.#roomFreed?.();
     this.#schedule();
     return this.#loop?.promise ?? Promise.resolve();
   }
@@ -320,6 +350,7 @@ export class ProcessorListener<T> {
   }
 
   #handled(kind: Kind): void {
+    if (this.#roomFreed !== undefined && !this.full()) this.#roomFreed();
     if (
       kind === ADD_INITIAL &&
       --this.#initialPending === 0 && this.#syncNotifier?.waiting
@@ -356,6 +387,12 @@ export class SharedProcessor<T> {
   #started = false;
   #clock: Clock;
   #errorHandler: ListenerErrorHandler;
+  /** The listeners with a `maxPending`. */
+  #bounded: ProcessorListener<T>[] = [];
+  /** Settles when no bounded listener is full; set while the watch waits. */
+  #room: PromiseWithResolvers<void> | undefined;
+  /** Names given to unnamed registrations: handler-1, handler-2, ... */
+  #registrations = 0;
 
   /** `errorHandler` is told about each failed handler call; it must not throw. */
   constructor(opts: {
@@ -381,8 +418,11 @@ export class SharedProcessor<T> {
       started: boolean;
       hasSynced: () => boolean;
       syncNotifier?: SyncNotifier;
+      name?: string;
+      maxPending?: number;
     },
   ): ProcessorListener<T> {
+    this.#registrations++;
     let requested = opts.resyncPeriod;
     if (requested > 0) {
       requested = Math.max(requested, MINIMUM_RESYNC_PERIOD_MS);
@@ -402,12 +442,16 @@ export class SharedProcessor<T> {
       hasSynced: opts.hasSynced,
       errorHandler: this.#errorHandler,
       syncNotifier: opts.syncNotifier,
+      name: opts.name ?? `handler-${this.#registrations}`,
+      maxPending: opts.maxPending,
+      roomFreed: this.#roomFreed,
     });
   }
 
   addListener(listener: ProcessorListener<T>): void {
     this.#listeners.set(listener, false);
     this.#all = [...this.#listeners.keys()];
+    this.#bounded = this.#all.filter((l) => l.maxPending > 0);
     if (this.#started) this.#startListener(listener);
   }
 
@@ -415,9 +459,35 @@ export class SharedProcessor<T> {
   removeListener(listener: ProcessorListener<T>): boolean {
     if (!this.#listeners.delete(listener)) return false;
     this.#all = [...this.#listeners.keys()];
+    this.#bounded = this.#all.filter((l) => l.maxPending > 0);
     void listener.stop();
+    this.#roomFreed();
     return true;
   }
+
+  /**
+   * Undefined when every bounded listener has room (the watch reads on);
+   * else a promise that settles once all have (or they are removed, or the
+   * processor stops). One check per watch event when no registration is
+   * bounded: an empty array's length.
+   */
+  room(): Promise<void> | undefined {
+    const bounded = this.#bounded;
+    if (bounded.length === 0) return undefined;
+    let full = false;
+    for (let i = 0; i < bounded.length && !full; i++) full = bounded[i].full();
+    if (!full) return undefined;
+    this.#room ??= Promise.withResolvers<void>();
+    return this.#room.promise;
+  }
+
+  /** A bounded listener handled one, or left: wake the watch if all have room. */
+  #roomFreed = (): void => {
+    const room = this.#room;
+    if (room === undefined || this.#bounded.some((l) => l.full())) return;
+    this.#room = undefined;
+    room.resolve();
+  };
 
   hasListener(listener: unknown): listener is ProcessorListener<T> {
     return this.#listeners.has(listener as ProcessorListener<T>);
@@ -462,6 +532,8 @@ export class SharedProcessor<T> {
     for (const listener of this.#listeners.keys()) void listener.stop();
     this.#listeners.clear();
     this.#all = [];
+    this.#bounded = [];
+    this.#roomFreed();
     this.#started = false;
     await Promise.all(this.#loops);
   }
@@ -501,6 +573,72 @@ export class SharedProcessor<T> {
     this.#loops.add(loop);
     loop.finally(() => this.#loops.delete(loop));
   }
+}
+
+/**
+ * `lw` with its watches held back while `room` says to wait: each next
+ * event (or batch of events, for a decoder that hands over a read's worth
+ * at once) is asked for only once `room()` is undefined or its promise has
+ * settled, so a full handler buffer stops the reads of the watch (and, its
+ * socket unread, the server's writes) instead of growing. When `room()` is
+ * undefined the event is asked for at once, with no extra promise.
+ */
+export function gateWatch<T extends KubeObject>(
+  lw: ListerWatcher<T>,
+  room: () => Promise<void> | undefined,
+): ListerWatcher<T> {
+  return {
+    description: lw.description,
+    expectedType: lw.expectedType,
+    list: (opts, signal) => lw.list(opts, signal),
+    watch: async (opts, signal) => {
+      const events = await lw.watch(opts, signal);
+      return {
+        [Symbol.asyncIterator](): AsyncIterator<WatchEvent<T>> {
+          const it = events[Symbol.asyncIterator]();
+          const gated = <R>(read: () => Promise<R>) => (): Promise<R> => {
+            const wait = room();
+            return wait === undefined
+              ? read()
+              : untilAborted(wait, signal).then(read);
+          };
+          const out: AsyncIterator<WatchEvent<T>> & {
+            nextBatch?: () => Promise<IteratorResult<WatchEvent<T>[]>>;
+          } = {
+            next: gated(() => it.next()),
+            return: (value?: unknown) =>
+              it.return?.(value) ??
+                Promise.resolve({ done: true as const, value: undefined }),
+            throw: (err?: unknown) => it.throw?.(err) ?? Promise.reject(err),
+          };
+          // A decoder's batches (every event of a read) stay batches: the
+          // Reflector's fast path; the gate then holds back per read.
+          if (hasNextBatch(it)) out.nextBatch = gated(() => it.nextBatch());
+          return out;
+        },
+      };
+    },
+  };
+}
+
+/**
+ * `wait`, or sooner once `signal` aborts: a watch held back must still end
+ * when the Reflector stops it (the next read then rejects at once).
+ */
+function untilAborted(
+  wait: Promise<void>,
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  if (signal === undefined) return wait;
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const onAbort = () => resolve();
+    signal.addEventListener("abort", onAbort, { once: true });
+    wait.then(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    });
+  });
 }
 
 /** Whether a handler's return value is something to await. */

@@ -12,9 +12,11 @@ import {
   checkDuration,
   checkFunction,
   checkHandler,
+  checkInteger,
   checkListerWatcher,
   checkOptions,
   checkSignal,
+  checkString,
   show,
 } from "./_validate.ts";
 import { type Clock, realClock } from "../api/clock.ts";
@@ -54,6 +56,7 @@ import {
   callErrorHandler,
   defaultErrorHandler,
   DELETE,
+  gateWatch,
   isSyncUpdate,
   type ObjectHandler,
   processDeltas,
@@ -121,6 +124,76 @@ export interface AddEventHandlerOptions {
    * least 1 s, and, once the informer runs, to its resync check period.
    */
   resyncPeriod?: number;
+  /**
+   * The registration's name in {@link SharedIndexInformer.health} and the
+   * controller metrics' `kubecache_listener_pending{handler}`. Default
+   * `handler-<n>`, in the order of registration.
+   */
+  name?: string;
+  /**
+   * The most notifications this handler's buffer holds before the informer
+   * stops reading the watch: it reads the next watch event only once the
+   * handler has worked the buffer below this bound (kube-rs's bounded
+   * channels; client-go's buffer has no bound). Nothing is dropped, so a
+   * slow handler delays every handler of the informer and the cache
+   * itself, instead of growing without limit. Notifications read before
+   * the bound was reached (a list's, the queue's backlog, the rest of one
+   * socket read's) are still delivered, so the buffer may hold more. A
+   * watch held back long enough may be ended by the server (a relist then
+   * follows). Default: no bound.
+   */
+  maxPending?: number;
+}
+
+/**
+ * A handler registration's buffer, as {@link SharedIndexInformer.health}
+ * reports it.
+ *
+ * @example Read the buffers of an informer's handlers
+ * ```ts
+ * import { type KubeObject, type ListenerHealth, newSharedIndexInformer, waitForCacheSync } from "@kubecache/core";
+ * import { FakeControllerSource } from "@kubecache/core/testing";
+ * import assert from "node:assert/strict";
+ *
+ * const source = new FakeControllerSource<KubeObject>();
+ * source.add({ metadata: { name: "a", namespace: "default" } });
+ * const informer = newSharedIndexInformer(source);
+ * informer.addEventHandler({ onAdd: () => {} }, { name: "audit", maxPending: 100 });
+ * const run = new AbortController();
+ * const done = informer.run(run.signal);
+ * await waitForCacheSync(run.signal, informer.hasSynced);
+ * const audit: ListenerHealth | undefined = informer.health()?.listeners[0];
+ * assert.deepEqual(audit, { name: "audit", pending: 0, maxPending: 100 });
+ * run.abort();
+ * await done;
+ * ```
+ */
+export interface ListenerHealth {
+  /** The registration's name (`AddEventHandlerOptions.name`). */
+  name: string;
+  /** Notifications waiting for the handler. */
+  pending: number;
+  /** Its bound; 0 when it has none. */
+  maxPending: number;
+}
+
+/**
+ * What {@link SharedIndexInformer.health} reports: the Reflector's health
+ * and each handler registration's buffer.
+ *
+ * @example The parts of an informer's health
+ * ```ts
+ * import type { InformerHealth } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const healthy = (h: InformerHealth) =>
+ *   h.failures === 0 && h.listeners.every((l) => l.maxPending === 0 || l.pending < l.maxPending);
+ * assert.equal(typeof healthy, "function");
+ * ```
+ */
+export interface InformerHealth extends ReflectorHealth {
+  /** Each registered handler's buffer, in the order of registration. */
+  listeners: ListenerHealth[];
 }
 
 /**
@@ -442,6 +515,10 @@ export class SharedIndexInformer<T extends KubeObject>
     checkHandler(call, "handler", handler);
     checkOptions(call, "opts", opts);
     checkDuration(call, "opts.resyncPeriod", opts.resyncPeriod);
+    if (opts.name !== undefined) checkString(call, "opts.name", opts.name);
+    if (opts.maxPending !== undefined) {
+      checkInteger(call, "opts.maxPending", opts.maxPending, 1);
+    }
     if (this.#lifecycle.phase === "stopped") {
       throw new Error(
         "Cannot add event handler: the informer has stopped already",
@@ -452,6 +529,8 @@ export class SharedIndexInformer<T extends KubeObject>
       started: this.#started(),
       hasSynced: this.hasSynced,
       syncNotifier: this.#syncNotifier,
+      name: opts.name,
+      maxPending: opts.maxPending,
     });
     this.#processor.addListener(listener);
     if (this.#started()) {
@@ -682,11 +761,21 @@ export class SharedIndexInformer<T extends KubeObject>
   /**
    * Health of the list/watch: last event time, watch restarts, relists
    * (from the Reflector), and the last error: the later of the last failed
-   * list or watch and the last error reported to `errorHandler`.
-   * `undefined` before run.
+   * list or watch and the last error reported to `errorHandler`; and
+   * each handler's buffer (`listeners`: its pending notifications and
+   * bound). `undefined` before run.
    */
-  health(): ReflectorHealth | undefined {
-    const health = this.#controller?.health();
+  health(): InformerHealth | undefined {
+    const reflector = this.#controller?.health();
+    if (reflector === undefined) return undefined;
+    const health: InformerHealth = {
+      ...reflector,
+      listeners: this.#processor.listeners().map((l) => ({
+        name: l.name,
+        pending: l.pending(),
+        maxPending: l.maxPending,
+      })),
+    };
     if (
       health && this.#lastErrorAt !== undefined &&
       !(health.lastErrorAt !== undefined &&
@@ -720,7 +809,8 @@ export class SharedIndexInformer<T extends KubeObject>
     }, () => this.#syncChanged());
     this.#controller = new Controller<T>({
       queue,
-      listerWatcher: this.#lw,
+      // A handler's full buffer holds back the watch (maxPending).
+      listerWatcher: gateWatch(this.#lw, () => this.#processor.room()),
       process: (deltas, isInInitialList, key) =>
         this.#handleDeltas(deltas, isInInitialList, key),
       fullResyncPeriod: this.#processor.resyncCheckPeriod,

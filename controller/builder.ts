@@ -861,7 +861,7 @@ export class Controller {
         }
         if (predicates.every((p) => p.delete?.(obj) ?? true)) add(map(obj));
       },
-    });
+    }, { name: this.name }); // its label in kubecache_listener_pending
   }
 }
 

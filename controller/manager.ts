@@ -1361,7 +1361,7 @@ export class Manager implements AsyncDisposable {
         }
       },
       onDelete: () => events.inc(),
-    });
+    }, { name: "kubecache-metrics" });
   }
 
   #registerMetrics(): void {
@@ -1418,6 +1418,11 @@ export class Manager implements AsyncDisposable {
       "The resourceVersion the informer last synced to (as a number).",
       ["resource"],
     );
+    const listenerPending = gauge(
+      "kubecache_listener_pending",
+      "Notifications waiting in an informer handler's buffer (a handler registered with maxPending holds back the watch at its bound).",
+      ["resource", "handler"],
+    );
     m.addCollector(() => {
       for (const c of this.#controllers) {
         workqueueMetrics(m, c.name).update(c.queue.metrics());
@@ -1432,6 +1437,9 @@ export class Manager implements AsyncDisposable {
         l.inc(Math.max(0, n - l.get()));
         const num = Number(rv);
         if (rv !== "" && Number.isFinite(num)) lastRv.with(label).set(num);
+        for (const l of health?.listeners ?? []) {
+          listenerPending.with({ resource, handler: l.name }).set(l.pending);
+        }
       }
     });
   }

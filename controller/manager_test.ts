@@ -148,6 +148,7 @@ Deno.test("Manager /metrics: the controller-runtime, workqueue, client-go and in
     controller_runtime_terminal_reconcile_errors_total: "counter",
     controller_runtime_reconcile_total: "counter",
     kubecache_informer_synced: "gauge",
+    kubecache_listener_pending: "gauge",
     kubecache_reflector_last_sync_resource_version: "gauge",
     kubecache_reflector_lists_total: "counter",
     kubecache_reflector_watch_events_total: "counter",
@@ -213,6 +214,14 @@ Deno.test("Manager /metrics: the controller-runtime, workqueue, client-go and in
     value("kubecache_reflector_lists_total", { resource: "configmaps" }),
     1,
   );
+  // Each handler's buffer, by the controller's name (and the manager's own).
+  for (const handler of ["cm", "kubecache-metrics"]) {
+    assert.equal(
+      value("kubecache_listener_pending", { resource: "configmaps", handler }),
+      0,
+      handler,
+    );
+  }
   assert.equal(
     value("kubecache_reflector_last_sync_resource_version", {
       resource: "configmaps",
