@@ -91,6 +91,9 @@ const SHARED_PRIVATE: Record<string, ReadonlySet<string>> = {
   // FakeApiServer's mutual TLS runs on node:https as the webhook server
   // does, through the one bridge to a fetch-style handler.
   "controller/_https_bridge.ts": new Set(["testing/_apiserver_mtls.ts"]),
+  // The Manager's factory logs informer errors as every informer does,
+  // except the fatal one its run() rejects with.
+  "cache/_processor.ts": new Set(["controller/manager.ts"]),
 };
 
 const IMPORT_RE = new RegExp(

@@ -87,6 +87,27 @@ Deno.test("user-facing text names no issue, commit, load average or the out-of-r
   assert.deepEqual(found, []);
 });
 
+/**
+ * Whether a line of code cites the out-of-repo design file or one of this
+ * project's issues, in any case ("issue 10", "Issue 10 item 5"). An
+ * upstream report named with its project ("client-go issue 1234",
+ * "kube-rs issue 964") is allowed.
+ */
+function citesTracker(line: string): boolean {
+  return /DESIGN\.md|(?<!(?:client-go|kubernetes|kube-rs|controller-runtime|deno) )\bissue \d+/i
+    .test(line);
+}
+
+Deno.test("citesTracker() catches issue numbers in any case and allows upstream reports", () => {
+  assert.equal(citesTracker("// Issue 10 item 5: an index function"), true);
+  assert.equal(citesTracker("// issue 16 item 8"), true);
+  assert.equal(citesTracker("// ISSUE 3"), true);
+  assert.equal(citesTracker("// see DESIGN.md"), true);
+  assert.equal(citesTracker("// as client-go issue 1234 reports"), false);
+  assert.equal(citesTracker("// kube-rs issue 964: no dedup"), false);
+  assert.equal(citesTracker("// an issue with 3 parts"), false);
+});
+
 Deno.test("code comments point at docs/, not at the out-of-repo design file or issue numbers", async () => {
   const root = new URL(".", import.meta.url).pathname;
   const found: string[] = [];
@@ -100,8 +121,7 @@ Deno.test("code comments point at docs/, not at the out-of-repo design file or i
       } else if (e.name.endsWith(".ts") && path !== "readme_test.ts") {
         (await Deno.readTextFile(`${root}${path}`)).split("\n").forEach(
           (line, i) => {
-            // "client-go issue <number>" names an upstream report: allowed.
-            if (/DESIGN\.md|(?<!client-go )\bissue \d+/.test(line)) {
+            if (citesTracker(line)) {
               found.push(`${path}:${i + 1}: ${line.trim()}`);
             }
           },
@@ -146,4 +166,76 @@ Deno.test("README names the namespaces a FakeApiServer starts with", async () =>
     [...said.matchAll(/`([a-z-]+)`/g)].map((m) => m[1]).sort(),
     actual,
   );
+});
+
+Deno.test("the Quick start ends, saying why once, when its informer stops on a fatal error (no --allow-net for the server) instead of waiting forever", async () => {
+  const block = README.slice(README.indexOf("## Quick start"))
+    .match(/```ts\n([\s\S]*?)```/)![1];
+  // The same script, its client sent to "localhost", which
+  // --allow-net=127.0.0.1 does not cover (the server still listens).
+  const script = block.replace(
+    "KubeConfig.fromOptions({ server: server.url })",
+    'KubeConfig.fromOptions({ server: server.url.replace("127.0.0.1", "localhost") })',
+  );
+  assert.notEqual(script, block);
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "--allow-net=127.0.0.1", "-"],
+    cwd: new URL(".", import.meta.url).pathname,
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+    // A guard only: the script ends by itself at once.
+    signal: AbortSignal.timeout(120_000),
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  await writer.write(new TextEncoder().encode(script));
+  await writer.close();
+  const { code, stderr } = await child.output();
+  const text = new TextDecoder().decode(stderr);
+  assert.equal(code, 1, text);
+  assert.equal(
+    text.split("run again with the --allow-net flag").length - 1,
+    1,
+    text,
+  );
+  assert.match(
+    text,
+    /^configmaps: stopped on a fatal error: Requires net access to "localhost:\d+"/m,
+  );
+});
+
+Deno.test("README names DeepReadonly and shows how to type helpers that take cached objects; a helper typed (p: Pod) fails deno check on one, as it says", async () => {
+  const section = README.slice(
+    README.indexOf("### Objects from the cache are read-only"),
+  );
+  assert.ok(section.length < README.length, "the section is there");
+  const block = section.match(/```ts\n([\s\S]*?)```/)![1];
+  assert.match(block, /function \w+\(pod: DeepReadonly<Pod>\)/);
+  assert.match(block, /deepCopy\(cached\)/);
+  // The claim: a helper typed with the plain type refuses a cached object.
+  const root = new URL(".", import.meta.url).pathname;
+  const file = await Deno.makeTempFile({ dir: root, suffix: "_check.ts" });
+  try {
+    await Deno.writeTextFile(
+      file,
+      [
+        'import type { DeepReadonly, Pod } from "@kubecache/core";',
+        "function helper(pod: Pod): string | undefined {",
+        "  return pod.metadata.name;",
+        "}",
+        "const cached: DeepReadonly<Pod> = { metadata: { name: 'web' } };",
+        "helper(cached);",
+      ].join("\n"),
+    );
+    const { code, stderr } = await new Deno.Command(Deno.execPath(), {
+      args: ["check", file],
+      cwd: root,
+      stdout: "null",
+      stderr: "piped",
+    }).output();
+    assert.notEqual(code, 0);
+    assert.match(new TextDecoder().decode(stderr), /TS2345/);
+  } finally {
+    await Deno.remove(file);
+  }
 });

@@ -260,7 +260,7 @@ Deno.test("SharedInformerFactory over KubeClient and FakeApiServer follows creat
   await factory.shutdown();
 });
 
-// Issue 10 item 5: an index function that throws never makes an object vanish.
+// An index function that throws never makes an object vanish.
 Deno.test("SharedInformerFactory: a throwing index function loses no object; errorHandler and health hear of it once per object", async () => {
   const clock = new FakeClock();
   const client = new FakeClient();
@@ -324,7 +324,7 @@ Deno.test("SharedInformerFactory: a throwing index function loses no object; err
   await factory.shutdown();
 });
 
-// Issue 10 item 6: a stopped informer never serves a stale cache silently.
+// A stopped informer never serves a stale cache silently.
 Deno.test("SharedInformerFactory: with KUBECACHE_MUTATION_DETECTOR=true a mutating handler stops its informer: hasSynced false, errorHandler and stopped() tell the program", async () => {
   const before = Deno.env.get(MUTATION_DETECTOR_ENV);
   Deno.env.set(MUTATION_DETECTOR_ENV, "true");

@@ -750,7 +750,7 @@ Deno.test("waitForCacheSync() wakes on an informer's sync without polling, and g
   assert.equal(await waiting, false);
 });
 
-// Issue 16 item 8: wait for your own write, event-driven, with a signal.
+// Waiting for your own write: event-driven, with a signal.
 Deno.test("SharedIndexInformer.waitFor() resolves on the event that caches a matching object, without polling", async () => {
   const clock = new FakeClock();
   const source = sourceOf("a");
@@ -920,8 +920,8 @@ function rvLog(): ResourceEventHandler<Pod> & { log: string[] } {
 const sameRv = (log: string[]) =>
   log.filter((e) => /^update \S+ (\d+)→\1$/.test(e));
 
-// Issue 10 item 2's wire script: a relist after a WATCH 410 finds web-1
-// unchanged; no handler hears of it before the first resync tick.
+// The wire script of a relist after a WATCH 410 that finds web-1
+// unchanged: no handler hears of it before the first resync tick.
 Deno.test("SharedIndexInformer: same-RV updates reach only handlers due at the latest resync tick", async () => {
   const clock = new FakeClock(0);
   const watches: ScriptedWatch<Pod>[] = [];

@@ -7,6 +7,7 @@
  */
 
 import { type Clock, realClock } from "../api/clock.ts";
+import { listenError } from "../api/listen_error.ts";
 import {
   checkClock,
   checkDuration,
@@ -166,7 +167,7 @@ export class EndpointServer implements AsyncDisposable {
    * @param endpoints what to serve
    * @throws {TypeError} when `opts` or `endpoints` is not an object, or the hostname not a string
    * @throws {RangeError} when the port is not 0-65535
-   * @throws {Deno.errors.AddrInUse} when the port is taken
+   * @throws {Deno.errors.AddrInUse} when the port is taken, naming the server and the address ("the metrics server cannot listen on 127.0.0.1:8080: the port is in use …")
    */
   constructor(opts: ServeOptions, endpoints: Endpoints) {
     checkOptions("new EndpointServer", "opts", opts);
@@ -190,11 +191,25 @@ export class EndpointServer implements AsyncDisposable {
       checkClock("new EndpointServer", "endpoints.clock", endpoints.clock);
     }
     this.#endpoints = endpoints;
-    this.#server = Deno.serve({
-      port: opts.port,
-      hostname: opts.hostname ?? "127.0.0.1",
-      onListen: () => {},
-    }, (req) => this.#handle(req));
+    const hostname = opts.hostname ?? "127.0.0.1";
+    try {
+      this.#server = Deno.serve({
+        port: opts.port,
+        hostname,
+        onListen: () => {},
+      }, (req) => this.#handle(req));
+    } catch (err) {
+      const serves = [
+        endpoints.metrics ? "metrics" : "",
+        endpoints.healthz || endpoints.readyz ? "health" : "",
+      ].filter((w) => w !== "").join(" and ");
+      throw listenError(
+        `the ${serves || "endpoint"} server`,
+        hostname,
+        opts.port,
+        err,
+      );
+    }
     this.addr = this.#server.addr;
   }
 

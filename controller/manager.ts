@@ -10,6 +10,7 @@ import { type Clock, realClock } from "../api/clock.ts";
 import type { KubeObject } from "../api/object.ts";
 import type { ResourceType } from "../api/resources.ts";
 import { SharedInformerFactory } from "../cache/factory.ts";
+import { defaultErrorHandler } from "../cache/_processor.ts";
 import { describeCause } from "../cache/reflector_status.ts";
 import {
   newSharedIndexInformer,
@@ -456,6 +457,13 @@ export class Manager implements AsyncDisposable {
     this.factory = new SharedInformerFactory(client, {
       namespace: opts.namespace,
       clock: this.#clock,
+      // An informer's fatal error rejects run(), naming the controller and
+      // the resource: logging it here too would print it twice (Deno's
+      // "run again with the --allow-net flag" once per line).
+      errorHandler: (error, context) => {
+        if (context.source === "fatal" && this.#running) return;
+        defaultErrorHandler(error, context);
+      },
     });
     this.metrics = new MetricsRegistry();
     if (opts.sharding !== undefined) {

@@ -10,6 +10,7 @@
 
 import type { Clock } from "../api/clock.ts";
 import { realClock } from "../api/clock.ts";
+import { listenError } from "../api/listen_error.ts";
 import {
   checkClock,
   checkFunction,
@@ -261,9 +262,18 @@ export class WebhookServer implements AsyncDisposable {
         ),
     );
     await new Promise<void>((resolve, reject) => {
-      server.once("error", reject);
+      const failed = (err: unknown) =>
+        reject(
+          listenError(
+            "the webhook server",
+            this.#opts.hostname ?? "0.0.0.0",
+            this.#opts.port,
+            err,
+          ),
+        );
+      server.once("error", failed);
       server.listen(this.#opts.port, this.#opts.hostname, () => {
-        server.off("error", reject);
+        server.off("error", failed);
         resolve();
       });
     });

@@ -8,6 +8,7 @@
  * @module
  */
 
+import { listenError } from "../api/listen_error.ts";
 import https from "node:https";
 import { bridge } from "../controller/_https_bridge.ts";
 
@@ -36,7 +37,11 @@ export function serveMutualTls(
       void bridge(req, res, handler, `https://127.0.0.1:${opts.port}`),
   );
   return new Promise((resolve, reject) => {
-    server.once("error", reject);
+    server.once(
+      "error",
+      (err) =>
+        reject(listenError("FakeApiServer", "127.0.0.1", opts.port, err)),
+    );
     server.listen(opts.port, "127.0.0.1", () => {
       const a = server.address() as { address: string; port: number };
       resolve({

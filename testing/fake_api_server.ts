@@ -8,6 +8,7 @@
  * @module
  */
 
+import { listenError } from "../api/listen_error.ts";
 import { startControllers } from "./_apiserver_controllers.ts";
 import { type Clock, realClock } from "../api/clock.ts";
 import type { KubeObject } from "../api/object.ts";
@@ -592,12 +593,17 @@ async function listen(
       ca: tls.ca,
     }, handler);
   }
-  const server = Deno.serve({
-    hostname: "127.0.0.1",
-    port,
-    onListen: () => {},
-    ...(tls ? { cert: tls.cert, key: tls.key } : {}),
-  }, handler);
+  let server: Deno.HttpServer<Deno.NetAddr>;
+  try {
+    server = Deno.serve({
+      hostname: "127.0.0.1",
+      port,
+      onListen: () => {},
+      ...(tls ? { cert: tls.cert, key: tls.key } : {}),
+    }, handler);
+  } catch (err) {
+    throw listenError("FakeApiServer", "127.0.0.1", port, err);
+  }
   return {
     addr: server.addr,
     shutdown: async () => {
