@@ -166,6 +166,21 @@ export async function main(
         connect: (a) => connect(a, resolved),
       });
     }
+    if (args.command === "shards") {
+      const { shards } = await import("./_cli/shards.ts");
+      await using cluster = await connect(args, resolved);
+      if (typeof cluster.error === "string") {
+        stderr(`error: ${cluster.error}\n`);
+        return 1;
+      }
+      return await shards(args, cluster.client, {
+        stdout,
+        stderr,
+        signal,
+        now: () => (opts.clock ?? { now: Date.now }).now(),
+        describe: (err) => describeError(err),
+      });
+    }
     return await watch(args, resolved);
   } finally {
     stop.dispose();

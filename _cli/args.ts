@@ -91,8 +91,16 @@ export interface GenArgs extends ConnectionArgs, Pick<WatchArgs, "demo"> {
   importFrom?: string;
 }
 
+/** The parsed arguments of `shards --name N`: the connection and namespace flags of `watch`. */
+export interface ShardsArgs extends Omit<WatchArgs, "command"> {
+  /** The command. */
+  command: "shards";
+  /** `--name`: the shard group (the Manager's `sharding.name`). */
+  name: string;
+}
+
 /** What the command line asks for. */
-export type CliArgs = WatchArgs | GenArgs | { command: "help" };
+export type CliArgs = WatchArgs | GenArgs | ShardsArgs | { command: "help" };
 
 /** A command line that cannot be parsed; the message says why. */
 export class UsageError extends Error {
@@ -109,6 +117,7 @@ export class UsageError extends Error {
 /** The usage text printed by `--help` and after a usage error. */
 export const USAGE = `Usage: cli.ts watch <resource> [flags]
        cli.ts gen (--from-cluster | --crd FILE... | --openapi FILE) [flags]
+       cli.ts shards --name NAME [-n NS] [connection flags]
 
 Watch a resource type: print the synced cache as a table, then one line per
 change (time, event, namespace/name, columns).
@@ -151,6 +160,11 @@ group/version (e.g. kube_types/example.com/v1.ts), from:
       --import-from SPEC     where the modules import kubecache from
                              (default: @kubecache/core)
 
+shards prints the members of a shard group (a Manager's sharding.name) from
+their Leases in the namespace (-n, default the context's): identity, state,
+the hash ranges each claims, its part of the space, its last renew.
+      --name NAME            the shard group
+
 The connection flags override the kubeconfig's settings, as kubectl's do.
 A flag's value that starts with "-" must be given as --flag=value.
 
@@ -161,6 +175,7 @@ Examples (in a checkout of kubecache):
   deno run -A cli.ts watch cm --server http://127.0.0.1:8080
   deno run -A cli.ts gen --crd widget-crd.yaml --out kube_types
   deno run -A cli.ts gen --from-cluster --group apps
+  deno run -A cli.ts shards --name configmap-audit -n kube-system
 `;
 
 /** The connection flags with a value, shared by `watch` and `gen`. */
@@ -229,7 +244,9 @@ const CONNECTION_FLAGS = [
  */
 export function parseArgs(argv: readonly string[]): CliArgs {
   if (argv.length === 0) {
-    throw new UsageError('Missing command: expected "watch" or "gen"');
+    throw new UsageError(
+      'Missing command: expected "watch", "gen" or "shards"',
+    );
   }
   if (argv.some((a) => a === "-h" || a === "--help")) {
     return { command: "help" };
@@ -237,9 +254,10 @@ export function parseArgs(argv: readonly string[]): CliArgs {
   const [command, ...rest] = argv;
   if (command === "help") return { command: "help" };
   if (command === "gen") return parseGenArgs(rest);
+  if (command === "shards") return parseShardsArgs(rest);
   if (command !== "watch") {
     throw new UsageError(
-      `Unknown command "${command}": expected "watch" or "gen"`,
+      `Unknown command "${command}": expected "watch", "gen" or "shards"`,
     );
   }
   const args: WatchArgs = {
@@ -389,6 +407,31 @@ function readFlag<K extends string>(
   } else values[field] = v;
   given.add(field);
   return i;
+}
+
+/**
+ * Parse `shards`' arguments: `--name N` (required), then `watch`'s flags
+ * (namespace, connection, demo) for the Leases.
+ */
+function parseShardsArgs(rest: readonly string[]): ShardsArgs {
+  const others: string[] = [];
+  let name: string | undefined;
+  for (let i = 0; i < rest.length; i++) {
+    const arg = rest[i];
+    if (arg === "--name") {
+      if (i + 1 >= rest.length || isFlagLike(rest[i + 1])) {
+        throw new UsageError("flag needs an argument: --name");
+      }
+      name = rest[++i];
+    } else if (arg.startsWith("--name=")) {
+      name = arg.slice("--name=".length);
+    } else others.push(arg);
+  }
+  if (!name) {
+    throw new UsageError("shards needs --name: the shard group's name");
+  }
+  const parsed = parseArgs(["watch", "leases", ...others]) as WatchArgs;
+  return { ...parsed, command: "shards", name };
 }
 
 /**
