@@ -39,6 +39,7 @@ import {
   jsonPatchOf,
   Manager,
   WebhookBuilder,
+  webhookManifests,
   webhookPath,
   WebhookRegistry,
   WebhookServer,
@@ -687,6 +688,17 @@ function rows(
         }),
       TypeError,
       "new WebhookServer: ctx.registry must be a WebhookRegistry, got an object",
+    ],
+    [
+      () =>
+        webhookManifests(new WebhookRegistry(), {
+          name: "w",
+          namespace: "n",
+          selector: {},
+          timeoutSeconds: 60,
+        }),
+      RangeError,
+      "webhookManifests: opts.timeoutSeconds must be an integer 1-30, got 60",
     ],
     [
       () => jsonPatchOf(undefined, {}),

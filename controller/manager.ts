@@ -63,6 +63,10 @@ import {
   WebhookRegistry,
 } from "./webhook.ts";
 import { WebhookServer, type WebhookServerOptions } from "./webhook_server.ts";
+import {
+  type WebhookManifestOptions,
+  webhookManifests,
+} from "./webhook_manifests.ts";
 
 /**
  * Leader election settings of a {@link Manager} (controller-runtime
@@ -575,6 +579,34 @@ export class Manager implements AsyncDisposable {
     }
     checkType("Manager.conversion", "type", type);
     this.#webhooks.conversion(type, opts);
+  }
+
+  /**
+   * The manifests that deploy this manager's webhooks and conversions
+   * (Service, cert-manager Issuer and Certificate, webhook
+   * configurations, CRD conversion stanzas): see {@link webhookManifests}.
+   * A program prints them (for instance under a `--print-manifests` flag)
+   * instead of anyone writing them by hand.
+   * @param opts the Service's name, namespace and pod selector
+   * @returns the objects
+   * @throws {TypeError} when an option has the wrong type
+   *
+   * @example Print them for kubectl apply
+   * ```ts
+   * import { Manager } from "@kubecache/core/controller";
+   * import { ConfigMaps, KubeClient, KubeConfig } from "@kubecache/core";
+   * import assert from "node:assert/strict";
+   *
+   * await using client = new KubeClient(KubeConfig.fromOptions({ server: "http://127.0.0.1:1" }));
+   * await using manager = new Manager(client);
+   * manager.webhook(ConfigMaps).defaulter((cm) => cm);
+   * const items = manager.webhookManifests({ name: "cm-hooks", namespace: "ops", selector: { app: "cm" } });
+   * const list = JSON.stringify({ apiVersion: "v1", kind: "List", items }, null, 2); // kubectl apply -f -
+   * assert.match(list, /"kind": "MutatingWebhookConfiguration"/);
+   * ```
+   */
+  webhookManifests(opts: WebhookManifestOptions): KubeObject[] {
+    return webhookManifests(this.#webhooks, opts);
   }
 
   /**

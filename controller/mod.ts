@@ -67,6 +67,7 @@ export * from "./metrics.ts";
 export * from "./health.ts";
 export * from "./webhook.ts";
 export * from "./webhook_server.ts";
+export * from "./webhook_manifests.ts";
 export * from "./json_patch.ts";
 export type * from "../api/admission_review.ts";
 export type * from "../api/conversion_review.ts";

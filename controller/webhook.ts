@@ -169,6 +169,35 @@ export function webhookPath(
 }
 
 /**
+ * What one served webhook is, as the manifests that point the API server
+ * at it need it: a mutating (`"mutate"`) or validating (`"validate"`)
+ * admission webhook of `type` for `operations`, or the conversion
+ * (`"convert"`) of `type`'s kind.
+ *
+ * @example The description of a defaulter
+ * ```ts
+ * import { WebhookRegistry } from "@kubecache/core/controller";
+ * import { ConfigMaps } from "@kubecache/core";
+ * import assert from "node:assert/strict";
+ *
+ * const registry = new WebhookRegistry();
+ * registry.webhook(ConfigMaps).defaulter((cm) => cm);
+ * const [d] = registry.webhooks();
+ * assert.deepEqual([d.kind, d.path, d.operations], ["mutate", "/mutate--v1-configmap", ["CREATE", "UPDATE"]]);
+ * ```
+ */
+export interface WebhookDescription {
+  /** Mutating, validating or conversion. */
+  kind: "mutate" | "validate" | "convert";
+  /** The path served. */
+  path: string;
+  /** The resource type. */
+  type: ResourceType;
+  /** The operations admitted (none for a conversion). */
+  operations: ("CREATE" | "UPDATE" | "DELETE" | "CONNECT")[];
+}
+
+/**
  * The path every conversion webhook is served on, as controller-runtime's:
  * a CRD's `spec.conversion.webhook.clientConfig` names it.
  *
@@ -246,6 +275,12 @@ export class WebhookBuilder<T extends KubeObject> {
       webhookPath("mutate", type),
       (req) => defaulting(type, fn, req),
     );
+    this.#registry.describe({
+      kind: "mutate",
+      path: webhookPath("mutate", type),
+      type,
+      operations: ["CREATE", "UPDATE"],
+    });
     return this;
   }
 
@@ -271,6 +306,22 @@ export class WebhookBuilder<T extends KubeObject> {
       webhookPath("validate", type),
       (req) => validating(type, v, req),
     );
+    const ops = {
+      create: "CREATE",
+      update: "UPDATE",
+      delete: "DELETE",
+    } as const;
+    this.#registry.describe({
+      kind: "validate",
+      path: webhookPath("validate", type),
+      type,
+      // An empty validator still admits creates and updates.
+      operations: Object.keys(v).length === 0
+        ? ["CREATE", "UPDATE"]
+        : (["create", "update", "delete"] as const).filter((m) => v[m]).map((
+          m,
+        ) => ops[m]),
+    });
     return this;
   }
 }
@@ -323,6 +374,7 @@ export class WebhookBuilder<T extends KubeObject> {
  */
 export class WebhookRegistry {
   readonly #admission = new Map<string, AdmissionHandler>();
+  readonly #described: WebhookDescription[] = [];
   readonly #converters = new Map<string, Converter>();
 
   /**
@@ -355,6 +407,29 @@ export class WebhookRegistry {
       );
     }
     this.#converters.set(key, { type, opts: { ...opts } });
+    this.#described.push({
+      kind: "convert",
+      path: CONVERSION_PATH,
+      type,
+      operations: [],
+    });
+  }
+
+  /**
+   * Record what a path serves, for {@link WebhookRegistry.webhooks} (the
+   * builder does it; a handler of one's own registered with
+   * {@link WebhookRegistry.handle} may describe itself too).
+   * @throws {TypeError} when `d` is not a description
+   */
+  describe(d: WebhookDescription): void {
+    checkObject("WebhookRegistry.describe", "d", d);
+    checkResourceType("WebhookRegistry.describe", "d.type", d.type);
+    this.#described.push({ ...d, operations: [...d.operations] });
+  }
+
+  /** What is served, as described: the builder's webhooks and the conversions, in registration order. */
+  webhooks(): readonly WebhookDescription[] {
+    return this.#described;
   }
 
   /**
