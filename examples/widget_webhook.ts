@@ -213,7 +213,7 @@ if (import.meta.main) {
       ? Deno.args[at + 1]
       : "/tmp/k8s-webhook-server/serving-certs";
     await using connection = await connectOrExit(
-      Deno.args.filter((a, i) => i !== at && i !== at + 1),
+      Deno.args.filter((_, i) => at < 0 || (i !== at && i !== at + 1)),
     );
     await using manager = new Manager(connection.client, {
       webhook: {
