@@ -594,3 +594,53 @@ Deno.test("KubeClient.list of a pretty-printed list past 256 KiB in random chunk
     await server.shutdown();
   }
 });
+
+Deno.test("a run cut without a scan is parsed in pieces too short to nest too deep: items at the depth limit, one level past it, and item boundaries inside items decode as JSON.parse reads them", async () => {
+  const rng = new Rng(5150);
+  for (let round = 0; round < 600; round++) {
+    // Pieces are at most 2·(maxJsonDepth − 1) bytes: with these limits a
+    // run of the items below is cut into several.
+    const depth = 8 + rng.int(40);
+    // Whole, the depth is checked before the items are: which of two
+    // faults is named first differs, so a list has at most one kind.
+    const faults = rng.pick(["deep", "not an object"]);
+    const items: string[] = [];
+    const n = 5 + rng.int(60);
+    while (items.length < n) {
+      const shape = rng.int(10);
+      if (shape === 0 && faults === "deep") {
+        // The list, the items array, the item and k arrays: 3 + k levels,
+        // in as few bytes as such nesting takes.
+        const k = depth - 4 + rng.int(4);
+        items.push(`{"metadata":${"[".repeat(k)}${"]".repeat(k)}}`);
+      } else if (shape === 1) {
+        // What a cut looks for, inside an item (a list of templates).
+        items.push(
+          `{"metadata":${items.length},"t":[{"a":1},{"metadata":{"b":[{},{"metadata":2}]}}]}`,
+        );
+      } else if (shape === 2 && faults !== "deep" && rng.chance(0.2)) {
+        items.push(rng.pick(["7", "null", "[{}]", '"x"']));
+      } else {
+        items.push(
+          `{"metadata":{"name":"n${items.length}"},"pad":"${
+            "é".repeat(rng.int(2 * depth))
+          }"}`,
+        );
+      }
+    }
+    const text = `{"kind":"List","metadata":{"resourceVersion":"3"},"items":[${
+      items.join(",")
+    }]}`;
+    const bytes = encoder.encode(text);
+    const limits = { maxJsonDepth: depth };
+    const whole = await viaReadList([bytes], Infinity, limits);
+    const chunks = chunked(rng, bytes);
+    const blockBytes = rng.pick([1, 2 * depth, 8 * depth, 1 << 16]);
+    agree(
+      `round ${round}, depth ${depth}, blocks of ${blockBytes}: ${text}`,
+      whole,
+      viaDecoder(chunks, blockBytes, limits),
+      true,
+    );
+  }
+});
