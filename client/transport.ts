@@ -202,7 +202,7 @@ export class HttpTransport {
   #maxErrorBytes: number;
   #listWatch: ListWatchTransport;
   /** Idle connections of socket GETs, closed by close(). */
-  #pool = new ConnectionPool();
+  #pool: ConnectionPool;
   /** The config's `Impersonate-*` headers, sent with every request. */
   #impersonation: [string, string][];
   /**
@@ -226,6 +226,7 @@ export class HttpTransport {
   constructor(config: KubeConfig, opts: HttpTransportOptions) {
     this.#config = config;
     this.#clock = opts.clock;
+    this.#pool = new ConnectionPool(opts.clock);
     this.#timeoutMs = opts.timeoutMs;
     this.#auth = opts.auth;
     this.#userAgent = opts.userAgent;
