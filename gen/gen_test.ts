@@ -205,6 +205,189 @@ Deno.test("generateTypes() --group and --kind narrow the output to a kind, its l
   assert.equal(generateTypes(recordedDocuments(), { kind: "Nope" }).size, 0);
 });
 
+/** A namespaced CRD `Gadget` of example.com/v1 with this schema. */
+function gadgetCrd(openAPIV3Schema: Record<string, unknown>): unknown {
+  return {
+    apiVersion: "apiextensions.k8s.io/v1",
+    kind: "CustomResourceDefinition",
+    metadata: { name: "gadgets.example.com" },
+    spec: {
+      group: "example.com",
+      scope: "Namespaced",
+      names: { plural: "gadgets", kind: "Gadget" },
+      versions: [{
+        name: "v1",
+        served: true,
+        storage: true,
+        schema: { openAPIV3Schema },
+      }],
+    },
+  };
+}
+
+/** Each `export type Name = {...};` of a module, by name. */
+function typeBlocks(text: string): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const m of text.matchAll(/^export type (\w+) = \{\n[^]*?^\};$/gm)) {
+    out.set(m[1], m[0]);
+  }
+  return out;
+}
+
+Deno.test("generateFromCrds() names a nested type by its path only: adding fields renames nothing, a name a kind holds gets _", () => {
+  const obj = (properties: Record<string, unknown>) => ({
+    type: "object",
+    properties,
+  });
+  const spec = {
+    parts: { type: "array", items: obj({ name: { type: "string" } }) },
+    window: obj({ start: { type: "string" } }),
+  };
+  const before = generateFromCrds([gadgetCrd(obj({ spec: obj(spec) }))])
+    .get("example.com/v1.ts")!;
+  const after = generateFromCrds([gadgetCrd(obj({
+    // A field before the others, one spelling the list kind's name, and
+    // new nested objects around the old ones.
+    list: obj({ size: { type: "integer" } }),
+    aaa: obj({ b: obj({ c: { type: "string" } }) }),
+    spec: obj({
+      ...spec,
+      alpha: obj({ x: { type: "string" } }),
+      window: obj({
+        start: { type: "string" },
+        zone: obj({ name: { type: "string" } }),
+      }),
+    }),
+  }))]).get("example.com/v1.ts")!;
+  const old = typeBlocks(before);
+  const now = typeBlocks(after);
+  assert.deepEqual([...old.keys()].sort(), [
+    "GadgetList",
+    "GadgetSpec",
+    "GadgetSpecParts",
+    "GadgetSpecWindow",
+  ]);
+  for (const name of ["GadgetSpecParts"]) {
+    assert.equal(now.get(name), old.get(name), name);
+  }
+  for (const name of old.keys()) assert.ok(now.has(name), name);
+  assert.ok(now.has("GadgetSpecWindowZone"));
+  assert.ok(now.has("GadgetAaaB"));
+  // The kind GadgetList keeps its name; the field `list` joins with `_`.
+  assert.match(after, /^export type GadgetList = \{$/m);
+  assert.match(after, /^ {2}list\?: Gadget_List;$/m);
+  assert.ok(now.has("Gadget_List"));
+  assert.doesNotMatch(after, /export type \w+[0-9] = /);
+});
+
+Deno.test("generateFromCrds() takes a CRD's in-place copies of the well-known shapes for kubecache's shared types, and writes apiVersion and kind as literals", () => {
+  const str = { type: "string" };
+  const modules = generateFromCrds([gadgetCrd({
+    type: "object",
+    properties: {
+      spec: {
+        type: "object",
+        properties: {
+          // metav1.LabelSelector as controller-gen writes it.
+          selector: {
+            type: "object",
+            "x-kubernetes-map-type": "atomic",
+            properties: {
+              matchExpressions: {
+                type: "array",
+                items: {
+                  type: "object",
+                  required: ["key", "operator"],
+                  properties: {
+                    key: str,
+                    operator: str,
+                    values: { type: "array", items: str },
+                  },
+                },
+              },
+              matchLabels: { type: "object", additionalProperties: str },
+            },
+          },
+          // corev1.LocalObjectReference and corev1.ObjectReference.
+          secretRef: {
+            type: "object",
+            "x-kubernetes-map-type": "atomic",
+            properties: { name: { ...str, default: "" } },
+          },
+          target: {
+            type: "object",
+            "x-kubernetes-map-type": "atomic",
+            properties: Object.fromEntries(
+              [
+                "apiVersion",
+                "fieldPath",
+                "kind",
+                "name",
+                "namespace",
+                "resourceVersion",
+                "uid",
+              ].map((k) => [k, str]),
+            ),
+          },
+          // One `name` field and no atomic marker: a type of its own.
+          owner: { type: "object", properties: { name: str } },
+          expires: { type: "string", format: "date-time" },
+        },
+      },
+      status: {
+        type: "object",
+        properties: {
+          // metav1.Condition as controller-gen writes it.
+          conditions: {
+            type: "array",
+            items: {
+              type: "object",
+              required: [
+                "lastTransitionTime",
+                "message",
+                "reason",
+                "status",
+                "type",
+              ],
+              properties: {
+                lastTransitionTime: { type: "string", format: "date-time" },
+                message: { type: "string", maxLength: 32768 },
+                observedGeneration: { type: "integer", format: "int64" },
+                reason: str,
+                status: { type: "string", enum: ["True", "False", "Unknown"] },
+                type: str,
+              },
+            },
+          },
+        },
+      },
+    },
+  })]);
+  const text = modules.get("example.com/v1.ts")!;
+  const spec = block(text, "export type GadgetSpec = {", "};");
+  assert.match(spec, /^ {2}selector\?: LabelSelector;$/m);
+  assert.match(spec, /^ {2}secretRef\?: LocalObjectReference;$/m);
+  assert.match(spec, /^ {2}target\?: ObjectReference;$/m);
+  assert.match(spec, /^ {2}owner\?: GadgetSpecOwner;$/m);
+  assert.match(spec, /^ {2}expires\?: Time;$/m);
+  assert.match(
+    block(text, "export type GadgetStatus = {", "};"),
+    /^ {2}conditions\?: Condition\[\];$/m,
+  );
+  assert.doesNotMatch(
+    text,
+    /export type Gadget(SpecSelector|SpecSecretRef|SpecTarget|StatusConditions)\b/,
+  );
+  assert.match(text, /^import \{\n( {2}.*\n)* {2}type Condition,\n/m);
+  const kind = block(text, "export interface Gadget extends KubeObject {", "}");
+  assert.match(kind, /^ {2}apiVersion\?: "example\.com\/v1";$/m);
+  assert.match(kind, /^ {2}kind\?: "Gadget";$/m);
+  assert.match(
+    block(text, "export type GadgetList = {", "};"),
+    /^ {2}kind\?: "GadgetList";$/m,
+  );
+});
+
 Deno.test("generateTypes() aliases an import whose name a local type takes", () => {
   const gvk = { group: "example.com", version: "v1", kind: "Condition" };
   const modules = generateTypes({
@@ -359,6 +542,9 @@ Deno.test({
           `export const deployment: Deployment = ${json(deployment)};`,
           `export const widget: Widget = ${json(widget)};`,
           "export const types = [Pods, Deployments, Widgets];",
+          // apiVersion and kind are literals: a Pod is not a Widget.
+          "// @ts-expect-error a Pod is not a Widget",
+          "export const notWidget: Widget = pod;",
           // A wrong value is a type error (the directive fails if it is not).
           "export const wrong: Widget = {",
           '  metadata: { name: "w2" },',
