@@ -152,7 +152,7 @@ export async function create(
     throw notFound("namespaces", r.namespace);
   }
   const w = writeOf(r, fv, "CREATE", obj, undefined, dryRun);
-  return written(ctx, 201, w);
+  return await written(ctx, 201, w);
 }
 
 /** POST to an object's subresource (`pods/binding`). */
@@ -183,7 +183,7 @@ export async function replace(
     const kind = sub.discovery.kind ?? r.table.type.kind;
     const obj = sub.update(old, parseJson(text, kind));
     const w = writeOf(r, fv, "UPDATE", obj, old);
-    return written(ctx, 200, w, sub);
+    return await written(ctx, 200, w, sub);
   }
   const obj = parseBody(r.table, text);
   checkNamespace(r, obj);
@@ -192,7 +192,7 @@ export async function replace(
   );
   if (!old) throw notFound(r.table.type.resource, r.name!, r.table.type.group);
   const w = writeOf(r, fv, "UPDATE", obj, old);
-  return written(ctx, 200, w);
+  return await written(ctx, 200, w);
 }
 
 /** PATCH of an object or of its subresource. */
