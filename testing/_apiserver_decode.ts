@@ -49,6 +49,8 @@ export interface Write {
   object: KubeObject;
   /** The stored object an UPDATE replaces. */
   readonly oldObject?: KubeObject;
+  /** A PATCH's Content-Type (undefined for POST and PUT). */
+  readonly patchType?: string;
   /** `?dryRun=All`: checked, not stored. */
   readonly dryRun: boolean;
   /** `?fieldValidation=`: Ignore, Warn (the default) or Strict. */

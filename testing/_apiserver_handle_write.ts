@@ -232,6 +232,14 @@ export async function patch(
     ]);
   }
   const fv = fieldValidationOf(q, "PatchOptions");
+  const patchWrite = (
+    operation: Write["operation"],
+    obj: KubeObject,
+    old: Entry | undefined,
+  ): Write => ({
+    ...writeOf(r, fv, operation, obj, old),
+    patchType: contentType,
+  });
   const body = parsePatch(contentType, await req.text());
   const { table } = r;
   const ns = table.type.namespaced ? r.namespace : "";
@@ -257,14 +265,14 @@ export async function patch(
       now: rfc3339(ctx.clock.now()),
     });
     if (old) {
-      const w = writeOf(r, fv, "UPDATE", obj, old);
+      const w = patchWrite("UPDATE", obj, old);
       return written(ctx, 200, w);
     }
     checkNamespace(r, obj);
     if (table.type.namespaced && !ctx.cluster.namespaceExists(r.namespace)) {
       throw notFound("namespaces", r.namespace);
     }
-    const w = writeOf(r, fv, "CREATE", {
+    const w = patchWrite("CREATE", {
       ...obj,
       metadata: { ...obj.metadata, name: r.name },
     }, undefined);
@@ -275,9 +283,9 @@ export async function patch(
   const current = sub ? sub.view!(old) : JSON.parse(entryJson(old));
   const next = patched(contentType, current, body);
   if (sub && !sub.statusOnly) {
-    const w = writeOf(r, fv, "UPDATE", sub.update!(old, next), old);
+    const w = patchWrite("UPDATE", sub.update!(old, next), old);
     return written(ctx, 200, w, sub);
   }
-  const w = writeOf(r, fv, "UPDATE", patchedObject(r, next), old);
+  const w = patchWrite("UPDATE", patchedObject(r, next), old);
   return written(ctx, 200, w);
 }

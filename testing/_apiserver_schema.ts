@@ -49,10 +49,16 @@ export function pruneAndDefault(w: Write): void {
   const obj = structuredClone(w.object) as unknown as Json;
   const removed = prune(obj, schema);
   if (removed.length > 0 && w.fieldValidation === "Strict") {
+    const strict = `strict decoding error: ${
+      removed.map((p) => `unknown field ${JSON.stringify(p)}`).join(", ")
+    }`;
+    // A POST or PUT body fails in the decoder, whose error the handler
+    // wraps; a patch fails after it is applied, unwrapped.
+    const { kind, version } = w.table.type;
     throw badRequest(
-      `strict decoding error: ${
-        removed.map((p) => `unknown field ${JSON.stringify(p)}`).join(", ")
-      }`,
+      w.patchType === undefined
+        ? `${kind} in version "${version}" cannot be handled as a ${kind}: ${strict}`
+        : strict,
     );
   }
   if (w.fieldValidation === "Warn") {

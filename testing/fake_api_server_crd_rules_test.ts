@@ -94,7 +94,19 @@ Deno.test("fieldValidation: Warn names each pruned field, Strict answers 400, Ig
   assert.equal(strict.body.reason, "BadRequest");
   assert.equal(
     strict.body.message,
-    'strict decoding error: unknown field "spec.bogus", unknown field "spec.template.env[0].typo"',
+    'Gizmo in version "v1" cannot be handled as a Gizmo: strict decoding error: unknown field "spec.bogus", unknown field "spec.template.env[0].typo"',
+  );
+  const patched = await call(
+    server,
+    "PATCH",
+    `${GIZMOS}/warn?fieldValidation=Strict`,
+    { spec: { other: 1 } },
+    "application/merge-patch+json",
+  );
+  assert.equal(patched.code, 400);
+  assert.equal(
+    patched.body.message,
+    'strict decoding error: unknown field "spec.other"',
   );
 
   const ignore = await call(
