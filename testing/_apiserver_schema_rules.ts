@@ -182,12 +182,8 @@ export class RuleRun {
         this.errors.push({ type: "Required", field, detail: out.message });
         break;
       case "FieldValueDuplicate":
-        this.errors.push({
-          type: "Duplicate",
-          field,
-          value: type,
-          detail: out.message,
-        });
+        // apiextensions' field.Duplicate carries the value, no message.
+        this.errors.push({ type: "Duplicate", field, value: type });
         break;
       default:
         this.errors.push({
