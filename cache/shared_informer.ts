@@ -140,7 +140,9 @@ export interface AddEventHandlerOptions {
    * the bound was reached (a list's, the queue's backlog, the rest of one
    * socket read's) are still delivered, so the buffer may hold more. A
    * watch held back long enough may be ended by the server (a relist then
-   * follows). Default: no bound.
+   * follows). A handler that waits for the informer itself to move on (an
+   * object to appear in its cache) must not be bounded: it would wait for
+   * a watch that waits for it. Default: no bound.
    */
   maxPending?: number;
 }

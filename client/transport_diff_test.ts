@@ -334,6 +334,7 @@ async function through(
   setup: Setup,
   verb: Verb,
   drive?: (clock: FakeClock) => Promise<void>,
+  first?: Verb,
 ) {
   setup.server.seen = [];
   setup.other.seen = [];
@@ -347,7 +348,14 @@ async function through(
     socketForEveryRequest: via === "socket",
   });
   let outcome: Outcome;
+  let firstOutcome: Outcome | undefined;
   try {
+    if (first !== undefined) {
+      firstOutcome = await run(t, first).then(
+        (value): Outcome => ({ value }),
+        outcomeOf,
+      );
+    }
     const running = run(t, verb).then(
       (value): Outcome => ({ value }),
       outcomeOf,
@@ -358,6 +366,7 @@ async function through(
     t.close();
   }
   return {
+    firstOutcome,
     outcome,
     requests: requestsOf(setup.server),
     redirected: requestsOf(setup.other),
@@ -657,12 +666,20 @@ async function differences(
   setup: Setup,
   verbs: readonly Verb[],
   drive?: (clock: FakeClock) => Promise<void>,
+  first?: Verb,
 ): Promise<string[]> {
   const out: string[] = [];
   for (const verb of verbs) {
-    const viaFetch = await through("fetch", setup, verb, drive);
-    const viaSocket = await through("socket", setup, verb, drive);
-    for (const part of ["outcome", "requests", "redirected"] as const) {
+    const viaFetch = await through("fetch", setup, verb, drive, first);
+    const viaSocket = await through("socket", setup, verb, drive, first);
+    for (
+      const part of [
+        "firstOutcome",
+        "outcome",
+        "requests",
+        "redirected",
+      ] as const
+    ) {
       const a = JSON.stringify(viaFetch[part]);
       const b = JSON.stringify(viaSocket[part]);
       if (a !== b) out.push(`${verb} ${part}: fetch ${a} | socket ${b}`);
@@ -688,7 +705,6 @@ Deno.test("every verb gets the same result from the socket and from fetch, for e
             ? followed(conn, req, ctx)
             : answer(conn, req, ctx);
         const found = await differences({ server, other, config }, VERBS);
-        for (const d of found) console.log(`DIFF ${name}: ${d}`);
         assert.deepEqual(found, []);
       });
     }
@@ -824,6 +840,35 @@ Deno.test("a redirect is a StatusError naming where it points, followed by neith
         );
       }
     }
+  } finally {
+    await server.close();
+    await other.close();
+  }
+});
+
+Deno.test("a kept-alive connection the server closed after its answer: the next request of every verb goes on a new one, alike on the socket and on fetch", async () => {
+  const server = ScriptedServer.plain();
+  const other = ScriptedServer.plain();
+  // Says keep-alive, then closes: the connection waits idle, dead.
+  server.answer = async (conn, req) => {
+    const body = goodBody(req.target);
+    await write(
+      conn,
+      head("200 OK", [
+        JSON_TYPE,
+        ["Connection", "keep-alive"],
+        ["Content-Length", `${enc.encode(body).length}`],
+      ]) + body,
+    );
+    return false;
+  };
+  try {
+    const config = KubeConfig.fromOptions({ server: server.url });
+    const setup = { server, other, config };
+    assert.deepEqual(await differences(setup, VERBS, undefined, "list"), []);
+    const got = await through("socket", setup, "get", undefined, "list");
+    assert.equal(got.requests.length, 2);
+    assert.deepEqual(got.outcome, { value: CM });
   } finally {
     await server.close();
     await other.close();

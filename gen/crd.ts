@@ -338,7 +338,7 @@ export function crdOpenApi(
  *   },
  * }]);
  * const text = modules.get("example.com/v1.ts")!;
- * assert.match(text, /port\?: number \| string;/);
+ * assert.match(text, /port\?: IntOrString;/); // number | string
  * assert.match(text, /namespaced: false,/);
  * ```
  */
