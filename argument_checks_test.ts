@@ -449,6 +449,19 @@ function rows(
       TypeError,
       "new Manager: opts.leaderElection.onStartedLeading must be a function, got true",
     ],
+    [
+      () => new Manager(client, { cache: { byType: [[ConfigMaps]] as Any } }),
+      TypeError,
+      "new Manager: opts.cache.byType[0] must be a [ResourceType, InformerScope] pair, got an array",
+    ],
+    [
+      () =>
+        new Manager(client).controller("c", ConfigMaps).owns(ConfigMaps, {
+          scope: { metadataOnly: "yes" as Any },
+        }),
+      TypeError,
+      'ControllerBuilder.owns: opts.scope.metadataOnly must be a boolean, got "yes"',
+    ],
     // resource types
     [
       () =>

@@ -9,6 +9,7 @@
 import {
   checkClock,
   checkDuration,
+  checkFunction,
   checkMethods,
   checkOptionalString,
   checkOptions,
@@ -130,6 +131,13 @@ export interface InformerForOptions<T extends KubeObject> {
   resyncPeriod?: number;
   /** Indexes to have; names the informer lacks are added. */
   indexers?: Indexers<T>;
+  /**
+   * Called on every object before this informer caches it, after the
+   * factory's `transform` (client-go `SetTransform`; e.g. drop the fields
+   * a controller never reads). Part of the identity: the same function
+   * gives the same informer, another function another informer.
+   */
+  transform?: (obj: T) => T;
 }
 
 interface Entry {
@@ -206,6 +214,19 @@ export class SharedInformerFactory implements AsyncDisposable {
   #shuttingDown = false;
   /** The latest start's signal: informers asked for later run on it. */
   #started: AbortSignal | undefined;
+  /** Ids of the informers' own transforms, for the informer keys. */
+  #transforms = new WeakMap<object, number>();
+  #nextTransformId = 1;
+
+  #transformId(fn: object): number {
+    let id = this.#transforms.get(fn);
+    if (id === undefined) {
+      id = this.#nextTransformId++;
+      this.#transforms.set(fn, id);
+    }
+    return id;
+  }
+
   /** syncedLister calls waiting for a start. */
   #startWaiters = new Set<() => void>();
 
@@ -308,7 +329,15 @@ export class SharedInformerFactory implements AsyncDisposable {
     metadata: boolean,
   ): SharedIndexInformer<T> {
     const namespace = opts.namespace ?? this.#opts.namespace ?? "";
+    if (opts.transform !== undefined) {
+      checkFunction(
+        "SharedInformerFactory.informerFor",
+        "opts.transform",
+        opts.transform,
+      );
+    }
     const key = JSON.stringify([
+      opts.transform ? this.#transformId(opts.transform) : 0,
       type.group,
       type.version,
       type.resource,
@@ -329,7 +358,10 @@ export class SharedInformerFactory implements AsyncDisposable {
             ? { [NAMESPACE_INDEX]: metaNamespaceIndexFunc }
             : {},
           clock: this.#clock,
-          transform: this.#opts.transform as ((obj: T) => T) | undefined,
+          transform: composeTransforms(
+            this.#opts.transform as ((obj: T) => T) | undefined,
+            opts.transform,
+          ),
           // What is watched: "configmaps in team-a (app=web)".
           name: lw.description,
           pageSize: this.#opts.pageSize,
@@ -629,4 +661,13 @@ export class SharedInformerFactory implements AsyncDisposable {
       watch: (o, signal) => lw.watch(tweaked(o), signal),
     };
   }
+}
+
+/** `first` then `second`, either absent. */
+function composeTransforms<T>(
+  first: ((obj: T) => T) | undefined,
+  second: ((obj: T) => T) | undefined,
+): ((obj: T) => T) | undefined {
+  if (!first || !second) return first ?? second;
+  return (obj) => second(first(obj));
 }

@@ -459,3 +459,43 @@ Deno.test("SharedInformerFactory.syncedLister() waits for a start and the first 
     /SharedInformerFactory.syncedLister: type must be a ResourceType/,
   );
 });
+
+Deno.test("SharedInformerFactory.informerFor: a transform is part of the identity and runs after the factory's", async () => {
+  const client = new FakeClient();
+  client.source(Pods).add({
+    metadata: { namespace: "default", name: "p1", labels: { a: "1" } },
+  });
+  const clock = new FakeClock();
+  await using factory = new SharedInformerFactory(client, {
+    clock,
+    transform: (o) => ({
+      ...o,
+      metadata: { ...o.metadata, labels: { b: "2" } },
+    }),
+  });
+  const mark = (o: KubeObject) => ({
+    ...o,
+    metadata: {
+      ...o.metadata,
+      annotations: { seen: JSON.stringify(o.metadata.labels) },
+    },
+  });
+  const marked = factory.informerFor(Pods, { transform: mark });
+  assert.equal(factory.informerFor(Pods, { transform: mark }), marked);
+  assert.notEqual(factory.informerFor(Pods, { transform: (o) => o }), marked);
+  assert.notEqual(factory.informerFor(Pods), marked);
+  const ac = new AbortController();
+  factory.start(ac.signal);
+  while (!marked.hasSynced()) await clock.step(100);
+  const p = marked.getStore().getByKey("default/p1")!;
+  assert.equal(
+    p.metadata.annotations?.seen,
+    '{"b":"2"}',
+    "after the factory's",
+  );
+  assert.throws(
+    () => factory.informerFor(Pods, { transform: "strip" as never }),
+    /SharedInformerFactory.informerFor: opts.transform must be a function, got "strip"/,
+  );
+  ac.abort();
+});

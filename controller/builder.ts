@@ -32,6 +32,12 @@ import {
 } from "./_check.ts";
 import type { EventRecorder } from "./event_recorder.ts";
 import { isTerminal } from "./terminal_error.ts";
+import {
+  checkScope,
+  type InformerScope,
+  scopedInformer,
+  scopeName,
+} from "./informer_scope.ts";
 import type { Counter, Gauge, Histogram, MetricsRegistry } from "./metrics.ts";
 import { workqueueMetrics } from "./_workqueue_metrics.ts";
 import { groupOf } from "./owners.ts";
@@ -124,8 +130,16 @@ export interface ReconcileContext {
    * read before its sync throws `CacheNotSyncedError` instead of answering
    * "absent"; the controller's own and watched types have synced before
    * its first reconcile. Rejects with `ctx.signal`'s reason when it aborts.
+   *
+   * The cache is the one of `scope` when given; else the one this
+   * controller watches `type` with (its `scope` option, or `owns` /
+   * `watches`'s); else the Manager's `cache.byType` default of `type`.
+   * @throws {TypeError} (a rejection) when that scope is `metadataOnly`
    */
-  cache<O extends KubeObject>(type: ResourceType<O>): Promise<GenericLister<O>>;
+  cache<O extends KubeObject>(
+    type: ResourceType<O>,
+    scope?: InformerScope,
+  ): Promise<GenericLister<O>>;
 }
 
 /**
@@ -177,6 +191,12 @@ export interface ControllerOptions<T> {
   /** Filters of the events of the controller's own type. */
   predicates?: Predicate<T>[];
   /**
+   * Which objects of the controller's own type its informer caches.
+   * Default the Manager's `cache.byType` entry of the type, else all (in
+   * the Manager's namespace).
+   */
+  scope?: InformerScope;
+  /**
    * How long (ms) `run()` waits for this controller's informers to sync
    * their initial lists before it rejects naming the resource (a CRD not
    * installed, a 403). Default the manager's `cacheSyncTimeout` (120 000,
@@ -202,6 +222,11 @@ export interface ControllerOptions<T> {
 export interface WatchOptions<O> {
   /** Filters of this watch's events. */
   predicates?: Predicate<O>[];
+  /**
+   * Which objects of the type this watch's informer caches. Default the
+   * Manager's `cache.byType` entry of the type, else all.
+   */
+  scope?: InformerScope;
 }
 
 /** What a controller needs of its manager (kept apart so the files do not import each other). */
@@ -212,6 +237,11 @@ export interface ControllerHost {
   readonly metrics: MetricsRegistry;
   /** The manager's `cacheSyncTimeout` (ms). */
   readonly cacheSyncTimeout: number;
+  /** `scope` if given, else the manager's default scope of `type`. */
+  scopeFor(
+    type: ResourceType,
+    scope: InformerScope | undefined,
+  ): InformerScope | undefined;
   eventRecorder(component: string): EventRecorder;
   onError(
     error: unknown,
@@ -302,6 +332,7 @@ export class ControllerBuilder<T extends KubeObject> {
     const clusterOwner = !this.#forType.namespaced;
     this.#watches.push({
       type: type as ResourceType,
+      scope: opts.scope,
       predicates: (opts.predicates ?? []) as Predicate<KubeObject>[],
       both: true,
       map: (obj) => {
@@ -344,6 +375,7 @@ export class ControllerBuilder<T extends KubeObject> {
     checkFunction("ControllerBuilder.watches", "map", map);
     this.#watches.push({
       type: type as ResourceType,
+      scope: opts.scope,
       predicates: (opts.predicates ?? []) as Predicate<KubeObject>[],
       both: true,
       map: map as (obj: DeepReadonly<KubeObject>) => Request[],
@@ -372,6 +404,7 @@ export class ControllerBuilder<T extends KubeObject> {
     const forType = this.#forType;
     const watches: WatchSpec[] = [{
       type: forType as ResourceType,
+      scope: this.#opts.scope,
       predicates: (this.#opts.predicates ?? []) as Predicate<KubeObject>[],
       both: false,
       map: (obj) => [requestOf(obj, forType.namespaced)],
@@ -402,6 +435,11 @@ export class ControllerBuilder<T extends KubeObject> {
       "opts.predicates",
       (opts as WatchOptions<KubeObject>).predicates,
     );
+    checkScope(
+      `ControllerBuilder.${call}`,
+      "opts.scope",
+      (opts as WatchOptions<KubeObject>).scope,
+    );
     if (this.#completed) {
       throw new TypeError(
         `ControllerBuilder.${call}: controller "${this.#name}" is complete already`,
@@ -412,6 +450,7 @@ export class ControllerBuilder<T extends KubeObject> {
 
 interface WatchSpec {
   type: ResourceType;
+  scope?: InformerScope;
   predicates: Predicate<KubeObject>[];
   /** Map the old object of an update too (owns, watches). */
   both: boolean;
@@ -521,6 +560,7 @@ export class Controller {
   readonly #queue: RateLimitingQueue<string>;
   readonly #informers: {
     type: ResourceType;
+    scope: InformerScope | undefined;
     informer: SharedIndexInformer<KubeObject>;
   }[] = [];
   readonly #recorder: EventRecorder;
@@ -691,11 +731,9 @@ export class Controller {
       timer.abort();
     }
     const missing = this.#informers.filter((i) => !i.informer.hasSynced())
-      .map(({ type, informer }) => {
+      .map(({ type, scope, informer }) => {
         const err = informer.health()?.lastError;
-        const what = type.group
-          ? `${type.resource}.${type.group}`
-          : type.resource;
+        const what = scopeName(type, scope);
         return err ? `${what} (${describeCause(err)})` : what;
       });
     throw new Error(
@@ -720,6 +758,7 @@ export class Controller {
   /** @internal The informers this controller reads. */
   get informers(): readonly {
     type: ResourceType;
+    scope: InformerScope | undefined;
     informer: SharedIndexInformer<KubeObject>;
   }[] {
     return this.#informers;
@@ -763,7 +802,7 @@ export class Controller {
         const out = await this.#reconcile(req, {
           signal,
           stopping,
-          cache: (type) => this.#host.factory.syncedLister(type, {}, signal),
+          cache: (type, scope) => this.#cache(type, scope, signal),
           client: this.#host.client,
           recorder: this.#recorder,
           attempt: queue.numRequeues(key),
@@ -814,13 +853,51 @@ export class Controller {
     return workLoop(queue, this.maxConcurrentReconciles, stop, handle);
   }
 
+  /** ctx.cache: the synced lister of `type` in the scope it resolves to. */
+  async #cache<O extends KubeObject>(
+    type: ResourceType<O>,
+    explicit: InformerScope | undefined,
+    signal: AbortSignal,
+  ): Promise<GenericLister<O>> {
+    checkType("ReconcileContext.cache", "type", type);
+    checkScope("ReconcileContext.cache", "scope", explicit);
+    const same = (t: ResourceType) =>
+      t.group === type.group && t.resource === type.resource;
+    const scope = explicit ??
+      this.#informers.find((i) => same(i.type))?.scope ??
+      this.#host.scopeFor(type as ResourceType, undefined);
+    if (scope?.metadataOnly) {
+      throw new TypeError(
+        `ReconcileContext.cache: the cache of ${
+          scopeName(type as ResourceType, scope)
+        } holds metadata only; read it with manager.factory.metadataInformerFor(type, ...)`,
+      );
+    }
+    return await this.#host.factory.syncedLister(type, {
+      namespace: scope?.namespace,
+      labelSelector: scope?.labelSelector,
+      fieldSelector: scope?.fieldSelector,
+      transform: scope?.transform as ((obj: O) => O) | undefined,
+    }, signal);
+  }
+
   #watch(spec: WatchSpec): void {
     const shards = spec.own ? this.#host.shards : undefined;
+    const scope = this.#host.scopeFor(spec.type, spec.scope);
+    if (shards && scope) {
+      // The sharded informer filters by its ranges; a scope on top would
+      // be another informer the shards do not follow.
+      throw new TypeError(
+        `ControllerBuilder.complete: controller "${this.name}": a scope of its own type (${
+          scopeName(spec.type, scope)
+        }) is not supported with the Manager's sharding`,
+      );
+    }
     const informer = shards
       ? shards.informerFor(spec.type)
-      : this.#host.factory.informerFor(spec.type);
+      : scopedInformer(this.#host.factory, spec.type, scope);
     if (shards) this.#ownInformer = informer;
-    this.#informers.push({ type: spec.type, informer });
+    this.#informers.push({ type: spec.type, scope, informer });
     const { predicates } = spec;
     // Sharded: the own type's objects outside the owned ranges (removed
     // by a relist after a re-shard) are not this replica's to reconcile.

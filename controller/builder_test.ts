@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { ConfigMaps, Namespaces, Secrets } from "../api/resources.ts";
 import type { ConfigMap, Secret } from "../api/types.ts";
+import type { KubeObject } from "../api/object.ts";
 import { ItemExponentialFailureRateLimiter } from "../workqueue/rate_limiter.ts";
 import { Manager } from "./manager.ts";
 import type { ReconcileContext, Request } from "./builder.ts";
@@ -743,4 +744,87 @@ Deno.test("Controller: an error that is the stop's abort reason is not reported,
     manager.metrics.expose(),
     /^controller_runtime_reconcile_panics_total\{controller="cm"\} 0$/m,
   );
+});
+
+Deno.test("scopes: a controller's informer caches only its scope's objects (selector sent to the server); cache.byType gives a type's default, an explicit scope wins; one informer per type and scope", async () => {
+  await using c = await TestCluster.start();
+  for (const [name, app] of [["a", "demo"], ["b", "other"], ["c", "demo"]]) {
+    c.server.create(ConfigMaps, {
+      metadata: { name, namespace: "default", labels: { app } },
+      data: { big: "x".repeat(100) },
+    });
+    c.server.create(Secrets, {
+      metadata: { name, namespace: "default", labels: { app } },
+    });
+  }
+  const stripData = (obj: KubeObject) => ({ ...obj, data: undefined });
+  await using manager = new Manager(c.client(), {
+    clock: c.clock,
+    cache: { byType: [[Secrets, { labelSelector: "app=demo" }]] },
+  });
+  const reconciled: string[] = [];
+  const cached: { configMaps?: string[]; secrets?: string[] } = {};
+  manager.controller("demo", ConfigMaps, {
+    scope: { labelSelector: "app=demo", transform: stripData },
+  }).owns(Secrets).complete(async (req, ctx) => {
+    reconciled.push(req.name);
+    cached.configMaps = (await ctx.cache(ConfigMaps)).list().map((o) =>
+      `${o.metadata.name}:${o.data === undefined ? "stripped" : "data"}`
+    ).sort();
+    cached.secrets = (await ctx.cache(Secrets)).list().map((o) =>
+      o.metadata.name!
+    ).sort();
+  });
+  // Same scope (same transform function): shares the informer.
+  manager.controller("twin", ConfigMaps, {
+    scope: { labelSelector: "app=demo", transform: stripData },
+  }).complete(() => {});
+  // An explicit scope beats the type's default.
+  manager.controller("all-secrets", Secrets, { scope: {} }).complete(() => {});
+  const run = c.run(manager);
+  await c.until(() => reconciled.length >= 2, "the two demo ConfigMaps");
+  await c.settle();
+  assert.deepEqual([...reconciled].sort(), ["a", "c"]);
+  assert.deepEqual(cached.configMaps, ["a:stripped", "c:stripped"]);
+  assert.deepEqual(cached.secrets, ["a", "c"], "byType's default");
+  const lists = (resource: string) =>
+    c.server.requests.filter((r) =>
+      r.method === "GET" && r.path === `/api/v1/${resource}` &&
+      r.query.get("watch") !== "true"
+    ).map((r) => r.query.get("labelSelector") ?? "");
+  assert.deepEqual(lists("configmaps"), ["app=demo"], "one informer for both");
+  assert.deepEqual(lists("secrets").sort(), ["", "app=demo"]);
+  await run.stop();
+  assert.throws(
+    () =>
+      manager.controller("bad", ConfigMaps, {
+        scope: { labelSelector: 1 } as never,
+      }),
+    /Manager.controller: opts.scope.labelSelector must be a string, got 1/,
+  );
+});
+
+Deno.test("scopes: metadataOnly caches PartialObjectMetadata; ctx.cache of such a scope rejects saying so", async () => {
+  await using c = await TestCluster.start();
+  c.server.create(ConfigMaps, {
+    metadata: { name: "a", namespace: "default" },
+    data: { k: "v" },
+  });
+  await using manager = new Manager(c.client(), { clock: c.clock });
+  let err: unknown;
+  const controller = manager.controller("meta", ConfigMaps, {
+    scope: { metadataOnly: true },
+  }).complete(async (_req, ctx) => {
+    err = await ctx.cache(ConfigMaps).catch((e) => e);
+  });
+  const run = c.run(manager);
+  await c.until(() => err !== undefined, "a reconcile");
+  const cm = controller.informers[0].informer.getStore().list()[0];
+  assert.equal(cm.kind, "PartialObjectMetadata");
+  assert.equal((cm as { data?: unknown }).data, undefined);
+  assert.match(
+    String(err),
+    /TypeError: ReconcileContext.cache: the cache of configmaps\(metadata-only\) holds metadata only/,
+  );
+  await run.stop();
 });

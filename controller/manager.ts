@@ -55,6 +55,7 @@ import {
 } from "./health.ts";
 import { UserChecks } from "./_health_checks.ts";
 import { MetricsRegistry } from "./metrics.ts";
+import { checkScope, type InformerScope, scopeName } from "./informer_scope.ts";
 import { registerProcessMetrics } from "./_process_metrics.ts";
 import { workqueueMetrics } from "./_workqueue_metrics.ts";
 import {
@@ -225,6 +226,13 @@ export interface ManagerOptions {
    * `CacheSyncTimeout`, 2 minutes); per controller too. Default 120 000.
    */
   cacheSyncTimeout?: number;
+  /**
+   * Per-type default scopes of the controllers' informers
+   * (controller-runtime `cache.Options.ByObject`): a `for`, `owns` or
+   * `watches` of a listed type without its own `scope` caches only what
+   * the entry says. Matched by API group and resource.
+   */
+  cache?: { byType?: [ResourceType, InformerScope][] };
   /** Clock of everything timed. Default the real clock. */
   clock?: Clock;
   /**
@@ -393,6 +401,28 @@ export class Manager implements AsyncDisposable {
     }
     checkOptions(call, "opts", opts);
     checkClock(call, "opts.clock", opts.clock);
+    if (opts.cache !== undefined) {
+      checkOptions(call, "opts.cache", opts.cache);
+      const byType = opts.cache.byType;
+      if (byType !== undefined && !Array.isArray(byType)) {
+        throw new TypeError(
+          `${call}: opts.cache.byType must be an array of [ResourceType, InformerScope] pairs, got ${
+            show(byType)
+          }`,
+        );
+      }
+      byType?.forEach((pair, i) => {
+        if (!Array.isArray(pair) || pair.length !== 2) {
+          throw new TypeError(
+            `${call}: opts.cache.byType[${i}] must be a [ResourceType, InformerScope] pair, got ${
+              show(pair)
+            }`,
+          );
+        }
+        checkType(call, `opts.cache.byType[${i}][0]`, pair[0]);
+        checkScope(call, `opts.cache.byType[${i}][1]`, pair[1]);
+      });
+    }
     if (opts.cacheSyncTimeout !== undefined) {
       checkPositive(call, "opts.cacheSyncTimeout", opts.cacheSyncTimeout);
     }
@@ -655,6 +685,7 @@ export class Manager implements AsyncDisposable {
     if (opts.cacheSyncTimeout !== undefined) {
       checkPositive(call, "opts.cacheSyncTimeout", opts.cacheSyncTimeout);
     }
+    checkScope(call, "opts.scope", opts.scope);
     if (this.#started) {
       throw new Error(`${call}: cannot add "${name}": the manager has started`);
     }
@@ -997,6 +1028,11 @@ export class Manager implements AsyncDisposable {
       metrics: this.metrics,
       cacheSyncTimeout: this.#opts.cacheSyncTimeout ??
         DEFAULT_CACHE_SYNC_TIMEOUT_MS,
+      scopeFor: (type, scope) =>
+        scope ??
+          this.#opts.cache?.byType?.find(([t]) =>
+            t.group === type.group && t.resource === type.resource
+          )?.[1],
       eventRecorder: (c) => this.eventRecorder(c),
       onError: (error, controller, request, terminal) => {
         const report = this.#opts.onError ??
@@ -1022,8 +1058,8 @@ export class Manager implements AsyncDisposable {
           );
         }
         this.#controllers.push(controller);
-        for (const { type, informer } of controller.informers) {
-          this.#track(type, informer);
+        for (const { type, scope, informer } of controller.informers) {
+          this.#track(type, scope, informer);
         }
       },
     };
@@ -1380,11 +1416,18 @@ export class Manager implements AsyncDisposable {
   }
 
   /** Informer metrics, once per informer (shared by the controllers reading it). */
-  #track(type: ResourceType, informer: SharedIndexInformer<KubeObject>): void {
-    const resource = type.group
-      ? `${type.resource}.${type.group}`
-      : type.resource;
-    if (this.#informers.has(resource)) return;
+  #track(
+    type: ResourceType,
+    scope: InformerScope | undefined,
+    informer: SharedIndexInformer<KubeObject>,
+  ): void {
+    if ([...this.#informers.values()].includes(informer)) return;
+    // Two transforms of one type read the same: number the second.
+    const base = scopeName(type, scope);
+    let resource = base;
+    for (let n = 2; this.#informers.has(resource); n++) {
+      resource = `${base}#${n}`;
+    }
     this.#informers.set(resource, informer);
     const events = this.metrics.counter(
       "kubecache_reflector_watch_events_total",

@@ -41,6 +41,7 @@ export * from "./manager.ts";
 export * from "./sharding.ts";
 export * from "./sharded_source.ts";
 export { TerminalError } from "./terminal_error.ts";
+export type { InformerScope } from "./informer_scope.ts";
 export {
   Controller,
   ControllerBuilder,

@@ -17,6 +17,12 @@
  * that loses leadership without being asked exits with status 1, for its
  * supervisor to restart.
  *
+ * It also shows a scoped cache (ConfigMaps labelled
+ * `kubecache.dev/data-hash=off` are neither watched nor cached), a
+ * TerminalError (a ConfigMap over 256 KiB of data is refused once, not
+ * retried), and a runnable (the leader logs how many ConfigMaps it holds
+ * every minute).
+ *
  * @module
  */
 
@@ -26,11 +32,14 @@ import {
   ConfigMaps,
   type DeepReadonly,
   type KubeClient,
+  realClock,
 } from "../mod.ts";
 import {
+  type InformerScope,
   LeadershipLostError,
   Manager,
   type Reconciler,
+  TerminalError,
 } from "../controller/mod.ts";
 import { connectOrExit } from "../cli.ts";
 
@@ -39,6 +48,14 @@ export const ANNOTATION = "kubecache.dev/data-hash";
 
 /** Name of the Lease the replicas share. */
 export const LEASE_NAME = "configmap-controller";
+
+/** What the controller caches: every ConfigMap but the opted-out ones. */
+export const SCOPE: InformerScope = {
+  labelSelector: `${ANNOTATION}!=off`,
+};
+
+/** Data larger than this is not hashed (retrying cannot shrink it). */
+export const MAX_DATA_BYTES = 256 * 1024;
 
 /**
  * Hex of the first 8 bytes of the SHA-256 of a ConfigMap's sorted data.
@@ -57,19 +74,24 @@ export async function hashOf(cm: DeepReadonly<ConfigMap>): Promise<string> {
 }
 
 /**
- * The business logic: read the ConfigMap from the cache, and patch its
- * annotation when the hash differs. Its own patch comes back as an update
- * whose hash matches, so it settles. A failed patch throws: the Manager
- * retries the key with backoff.
+ * The business logic: read the ConfigMap from the (scoped) cache, and
+ * patch its annotation when the hash differs. Its own patch comes back as
+ * an update whose hash matches, so it settles. A failed patch throws: the
+ * Manager retries the key with backoff; an oversized ConfigMap throws a
+ * TerminalError: reported once, not retried.
  */
-export function hashReconciler(
-  manager: Manager,
-  log: (line: string) => void,
-): Reconciler {
-  const configMaps = manager.factory.lister(ConfigMaps);
+export function hashReconciler(log: (line: string) => void): Reconciler {
   return async ({ namespace, name }, ctx) => {
+    // The controller's own cache: the scoped one, synced.
+    const configMaps = await ctx.cache(ConfigMaps);
     const cm = configMaps.namespaced(namespace!).get(name);
     if (!cm) return; // deleted: nothing to clean up
+    const size = JSON.stringify(cm.data ?? {}).length;
+    if (size > MAX_DATA_BYTES) {
+      throw new TerminalError(
+        `${namespace}/${name} has ${size} bytes of data, over ${MAX_DATA_BYTES}: not hashed`,
+      );
+    }
     const hash = await hashOf(cm);
     if (cm.metadata.annotations?.[ANNOTATION] === hash) return;
     await ctx.client.patch(ConfigMaps, name, {
@@ -120,7 +142,24 @@ export async function runReplica(
   });
   manager.controller("configmap-hash", ConfigMaps, {
     maxConcurrentReconciles: 2,
-  }).complete(hashReconciler(manager, log));
+    scope: SCOPE,
+  }).complete(hashReconciler(log));
+  // Leader-only work beside the controller: a summary every minute.
+  const clock = opts.clock ?? realClock;
+  manager.add({
+    needLeaderElection: true,
+    async start(signal) {
+      const configMaps = await manager.factory.syncedLister(
+        ConfigMaps,
+        SCOPE,
+        signal,
+      ).catch(() => undefined);
+      while (configMaps && !signal.aborted) {
+        log(`leading: ${configMaps.list().length} ConfigMaps in the cache`);
+        await clock.sleep(60_000, signal).catch(() => {});
+      }
+    },
+  });
   log(`watching ConfigMaps as ${opts.id} (Ctrl-C to stop)`);
   try {
     await manager.run(signal);

@@ -105,3 +105,64 @@ Deno.test("examples/configmap_controller.ts: of two replicas exactly one reconci
   a.client.close();
   b.client.close();
 });
+
+Deno.test("examples/configmap_controller.ts: opted-out ConfigMaps are neither cached nor annotated (a scoped cache), an oversized one is refused without retries (TerminalError), the leader logs its summary (a runnable)", async () => {
+  const clock = new FakeClock(Date.UTC(2026, 0, 1));
+  await using server = await FakeApiServer.start({ clock });
+  const config = KubeConfig.fromOptions({ server: server.url });
+  server.create(ConfigMaps, {
+    metadata: { name: "normal", namespace: "default" },
+    data: { a: "1" },
+  });
+  server.create(ConfigMaps, {
+    metadata: {
+      name: "opted-out",
+      namespace: "default",
+      labels: { [ANNOTATION]: "off" },
+    },
+    data: { a: "1" },
+  });
+  server.create(ConfigMaps, {
+    metadata: { name: "huge", namespace: "default" },
+    data: { blob: "x".repeat(300 * 1024) },
+  });
+  const client = new TrackedClient(config);
+  const lines: string[] = [];
+  const stop = new AbortController();
+  const errors: string[] = [];
+  const consoleError = console.error;
+  console.error = (...args: unknown[]) => errors.push(args.join(" "));
+  try {
+    const ended = runReplica(
+      { client, id: "A", clock, log: (line) => lines.push(line) },
+      stop.signal,
+    );
+    const until = (cond: () => boolean, what: string) =>
+      settle([client], { clock, until: cond, what, maxMs: 10_000 });
+    await until(
+      () => lines.some((l) => l.startsWith("annotated default/normal")),
+      "normal annotated",
+    );
+    await until(
+      () => lines.some((l) => l.startsWith("leading: 2 ConfigMaps")),
+      "the runnable's summary",
+    );
+    // Long enough for several retries, were the TerminalError retried.
+    await clock.step(5_000);
+    await until(() => true, "settle");
+    const annotation = (name: string) =>
+      server.get(ConfigMaps, "default", name)?.metadata.annotations
+        ?.[ANNOTATION];
+    assert.equal(annotation("opted-out"), undefined);
+    assert.equal(annotation("huge"), undefined);
+    const refusals = errors.filter((e) => e.includes("default/huge"));
+    assert.equal(refusals.length, 1, refusals.join("\n"));
+    assert.match(refusals[0], /terminal: not retried/);
+    stop.abort();
+    await until(() => true, "settle");
+    assert.equal(await ended, "stopped");
+  } finally {
+    console.error = consoleError;
+    client.close();
+  }
+});
