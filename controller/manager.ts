@@ -911,7 +911,8 @@ export class Manager implements AsyncDisposable {
    * Where the endpoint servers listen (the chosen ports, when 0 was
    * asked). Filled once `run()` has started the servers, which it does
    * before it returns its promise: read it right after calling `run()`.
-   * Empty before `run()` and after it ends.
+   * `webhook` comes a little later, once the webhook server has read its
+   * certificate files and listens. Empty before `run()` and after it ends.
    */
   addresses(): {
     metrics?: Deno.NetAddr;

@@ -190,7 +190,12 @@ function exempt(a: Attributes): boolean {
   return t.group === "admissionregistration.k8s.io";
 }
 
-/** kube-apiserver's `ToStatusErr` (as released through v1.33): the webhook's Status, its message prefixed. */
+/**
+ * kube-apiserver's `ToStatusErr` as its released webhook plugin calls it:
+ * the webhook's Status, its message prefixed, a code under 400 raised to
+ * 400. (The newest source also prefixes `<resource> "<name>" is
+ * forbidden: ` and defaults the code to 403.)
+ */
 export function denialOf(
   webhook: string,
   result: Status | undefined,

@@ -701,3 +701,93 @@ Deno.test({
     assert.deepEqual(seen, ["DELETE kept true", "DELETE gone true"]);
   },
 });
+
+Deno.test({
+  name:
+    "admission: webhook configurations are never sent to webhooks; a webhook without a known admissionReviewVersion fails its call",
+  ignore: noOpenssl,
+  async fn() {
+    const registry = new WebhookRegistry();
+    let calls = 0;
+    registry.handle("/all", (req) => {
+      calls++;
+      return {
+        uid: req.uid,
+        allowed: false,
+        status: { code: 403, message: "no" },
+      };
+    });
+    await using env = await setup(registry);
+    const everything = [{
+      operations: ["*"],
+      apiGroups: ["*"],
+      apiVersions: ["*"],
+      resources: ["*"],
+    }];
+    // Created over HTTP: it would be refused if the webhook saw it.
+    await env.client.create(VALIDATING_CONFIGS, {
+      metadata: { name: "all" },
+      webhooks: [hook(env, "all.example.com", "/all", { rules: everything })],
+    } as KubeObject);
+    await env.client.create(VALIDATING_CONFIGS, {
+      metadata: { name: "other" },
+      webhooks: [],
+    } as KubeObject);
+    assert.equal(calls, 0);
+    const err = await denied(env.client.create(ConfigMaps, cm("x")));
+    assert.equal(
+      err.message,
+      'admission webhook "all.example.com" denied the request: no',
+    );
+    assert.equal(calls, 1);
+
+    env.server.delete(VALIDATING_CONFIGS, "", "all");
+    validating(env, "old", [
+      hook(env, "old.example.com", "/all", { admissionReviewVersions: ["v2"] }),
+    ]);
+    const old = await denied(env.client.create(ConfigMaps, cm("y")));
+    assert.equal(old.code, 500);
+    assert.match(
+      old.message,
+      /failed calling webhook "old.example.com": could not create admission objects: webhook does not accept known AdmissionReview versions \(v1, v1beta1\)$/,
+    );
+    assert.equal(calls, 1);
+  },
+});
+
+Deno.test({
+  name:
+    "admission: a mutating webhook that patches a DELETE fails it (there is no object to patch)",
+  ignore: noOpenssl,
+  async fn() {
+    const registry = new WebhookRegistry();
+    registry.handle("/patch-anything", (req) => ({
+      uid: req.uid,
+      allowed: true,
+      patchType: "JSONPatch",
+      patch: btoa(
+        JSON.stringify([{ op: "add", path: "/metadata/labels", value: {} }]),
+      ),
+    }));
+    await using env = await setup(registry);
+    mutating(env, "deletes", [
+      hook(env, "patcher.example.com", "/patch-anything", {
+        rules: [{
+          operations: ["DELETE"],
+          apiGroups: [""],
+          apiVersions: ["v1"],
+          resources: ["configmaps"],
+        }],
+      }),
+    ]);
+    env.server.create(ConfigMaps, cm("d"));
+    const err = await denied(
+      env.client.delete(ConfigMaps, "d", { namespace: "default" }),
+    );
+    assert.equal(err.code, 500);
+    assert.equal(
+      err.message,
+      'Internal error occurred: admission webhook "patcher.example.com" attempted to modify the object, which is not supported for this operation',
+    );
+  },
+});
