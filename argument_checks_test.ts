@@ -36,6 +36,9 @@ import {
 import { LeaderElector, LeaseLock } from "@kubecache/core/leaderelection";
 import { ShardMembership, shareOf } from "@kubecache/core/controller";
 import {
+  createOrPatch,
+  EndpointServer,
+  finalizer,
   jsonPatchOf,
   Manager,
   WebhookBuilder,
@@ -717,6 +720,60 @@ function rows(
       () => jsonPatchOf(undefined, {}),
       TypeError,
       "jsonPatchOf: from must be a JSON value, got undefined",
+    ],
+    // health checks, the finalizer flow, createOrPatch
+    [
+      () => new Manager(client).addHealthzCheck("a/b", () => true),
+      TypeError,
+      'Manager.addHealthzCheck: name must be a non-empty string without "/", "," or whitespace, got "a/b"',
+    ],
+    [
+      () => new Manager(client).addReadyzCheck("warm", true as Any),
+      TypeError,
+      "Manager.addReadyzCheck: check must be a function, got true",
+    ],
+    [
+      () => new EndpointServer({ port: 0 }, { checkTimeout: -5 }),
+      RangeError,
+      "new EndpointServer: endpoints.checkTimeout must be a finite number of milliseconds >= 0, got -5",
+    ],
+    [
+      () =>
+        finalizer(
+          { client: "kube" as Any, signal: new AbortController().signal },
+          ConfigMaps,
+          { metadata: { name: "a" } },
+          "example.com/x",
+          { apply: () => {}, cleanup: () => {} },
+        ),
+      TypeError,
+      'finalizer: ctx.client must be a KubeClient, got "kube"',
+    ],
+    [
+      () =>
+        finalizer(
+          { client, signal: new AbortController().signal },
+          ConfigMaps,
+          { metadata: { name: "a" } },
+          "example.com/x",
+          { apply: () => {} } as Any,
+        ),
+      TypeError,
+      "finalizer: handlers.cleanup must be a function, got undefined",
+    ],
+    [
+      () =>
+        createOrPatch(
+          client,
+          ConfigMaps,
+          { metadata: { name: "a" } },
+          () => {},
+          {
+            signal: "stop" as Any,
+          },
+        ),
+      TypeError,
+      'createOrPatch: opts.signal must be an AbortSignal, got "stop"',
     ],
   ];
 }
