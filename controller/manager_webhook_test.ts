@@ -10,26 +10,19 @@ import {
   KubeClient,
   KubeConfig,
   type KubeObject,
-  resourceType,
   StatusError,
 } from "@kubecache/core";
 import { FakeApiServer } from "@kubecache/core/testing";
+import {
+  MutatingWebhookConfigurations,
+  ValidatingWebhookConfigurations,
+} from "../api/admissionregistration.k8s.io/v1.ts";
 import { hasOpenssl, makePki } from "../testing/pki_test_util.ts";
 import { Manager } from "./manager.ts";
 
 const noOpenssl = !(await hasOpenssl());
-const ValidatingConfigs = resourceType({
-  apiVersion: "admissionregistration.k8s.io/v1",
-  kind: "ValidatingWebhookConfiguration",
-  resource: "validatingwebhookconfigurations",
-  namespaced: false,
-});
-const MutatingConfigs = resourceType({
-  apiVersion: "admissionregistration.k8s.io/v1",
-  kind: "MutatingWebhookConfiguration",
-  resource: "mutatingwebhookconfigurations",
-  namespaced: false,
-});
+const ValidatingConfigs = ValidatingWebhookConfigurations;
+const MutatingConfigs = MutatingWebhookConfigurations;
 
 function configuration(
   name: string,

@@ -18,7 +18,10 @@
 import type { AdmissionReview } from "../api/admission_review.ts";
 import { StatusError } from "../api/errors.ts";
 import type { KubeObject, Status } from "../api/object.ts";
-import { resourceType } from "../api/resources.ts";
+import {
+  MutatingWebhookConfigurations,
+  ValidatingWebhookConfigurations,
+} from "../api/admissionregistration.k8s.io/v1.ts";
 import type { LabelSelector } from "../api/types.ts";
 import { errorMessage } from "../api/validate.ts";
 import { parseSelector } from "../cache/labels.ts";
@@ -29,21 +32,11 @@ import { jsonPatch } from "./_apiserver_patch.ts";
 import { failure } from "./_apiserver_status.ts";
 import type { Table } from "./_apiserver_store.ts";
 
-/** admissionregistration.k8s.io/v1 ValidatingWebhookConfiguration, served by every fake. */
-export const VALIDATING_CONFIGS = resourceType({
-  apiVersion: "admissionregistration.k8s.io/v1",
-  kind: "ValidatingWebhookConfiguration",
-  resource: "validatingwebhookconfigurations",
-  namespaced: false,
-});
+/** admissionregistration.k8s.io/v1 ValidatingWebhookConfigurations, served by every fake. */
+export const VALIDATING_CONFIGS = ValidatingWebhookConfigurations;
 
-/** admissionregistration.k8s.io/v1 MutatingWebhookConfiguration, served by every fake. */
-export const MUTATING_CONFIGS = resourceType({
-  apiVersion: "admissionregistration.k8s.io/v1",
-  kind: "MutatingWebhookConfiguration",
-  resource: "mutatingwebhookconfigurations",
-  namespaced: false,
-});
+/** admissionregistration.k8s.io/v1 MutatingWebhookConfigurations, served by every fake. */
+export const MUTATING_CONFIGS = MutatingWebhookConfigurations;
 
 /** What is being admitted (kube-apiserver's `admission.Attributes`). */
 export interface Attributes {
