@@ -375,6 +375,8 @@ export class Manager implements AsyncDisposable {
   #webhookServer: WebhookServer | undefined;
   #started = false;
   #running = false;
+  /** While run() runs: stop it with an informer's fatal error. */
+  #onFatal: ((error: unknown) => void) | undefined;
   readonly #userChecks = {
     healthz: new UserChecks("Manager.addHealthzCheck"),
     readyz: new UserChecks("Manager.addReadyzCheck"),
@@ -494,8 +496,14 @@ export class Manager implements AsyncDisposable {
       // An informer's fatal error rejects run(), naming the controller and
       // the resource: logging it here too would print it twice (Deno's
       // "run again with the --allow-net flag" once per line).
+      // Told here, not by factory.stopped(): that covers only the
+      // informers started when it is called, not one a reconcile asks
+      // for later, and a cache stopped for good must not leave run()
+      // (and the workers reading it) going on.
       errorHandler: (error, context) => {
-        if (context.source === "fatal" && this.#running) return;
+        if (context.source === "fatal" && this.#onFatal) {
+          return this.#onFatal(error);
+        }
         defaultErrorHandler(error, context);
       },
     });
@@ -1013,7 +1021,9 @@ export class Manager implements AsyncDisposable {
           );
           this.#sharded.set(key, informer);
           const stop = this.#shardedStop;
-          if (stop && !stop.aborted) informer.run(stop).catch(() => {});
+          if (stop && !stop.aborted) {
+            informer.run(stop).catch((err) => this.#onFatal?.(err));
+          }
         }
         return informer;
       },
@@ -1117,7 +1127,7 @@ export class Manager implements AsyncDisposable {
       reconcileAbort.abort(error);
       stopRequested.abort(error);
     };
-    this.factory.stopped().catch(fail);
+    this.#onFatal = fail;
     const onAbort = () => stopRequested.abort(signal.reason);
     if (signal.aborted) onAbort();
     else signal.addEventListener("abort", onAbort, { once: true });
@@ -1203,7 +1213,9 @@ export class Manager implements AsyncDisposable {
       if (this.shards) {
         this.#shardedStop = informerStop.signal;
         for (const i of this.#sharded.values()) {
-          shardedRuns.push(i.run(informerStop.signal).catch(() => {}));
+          shardedRuns.push(
+            i.run(informerStop.signal).catch((err) => this.#onFatal?.(err)),
+          );
         }
         sharding = this.shards.run(shardStop.signal);
       }
@@ -1275,6 +1287,7 @@ export class Manager implements AsyncDisposable {
       await Promise.all(this.#servers.map((s) => s.close()));
       this.#servers = [];
       this.#running = false;
+      this.#onFatal = undefined;
       this.#isLeader = () => false;
       this.#unobserve();
     }
