@@ -101,8 +101,9 @@ export type ReconcileResult = void | { requeueAfter?: number } | {
  */
 export interface ReconcileContext {
   /**
-   * Aborts when the reconcile must stop: leadership was lost, or the
-   * manager is shutting down and `gracefulShutdownTimeout` has passed.
+   * Aborts when the reconcile must stop: leadership was lost, the
+   * manager is shutting down and `gracefulShutdownTimeout` has passed,
+   * or (with the Manager's `sharding`) the key's range was given up.
    * Pass it to every request (`client.patch(..., { signal })`).
    */
   signal: AbortSignal;
@@ -567,8 +568,14 @@ export class Controller {
   readonly #syncTimeout: number;
   /** Sharded: the uid of each own-type key seen, for the ownership test. */
   readonly #uids = new Map<string, string>();
-  /** Sharded: the reconciles running, by key, to wait for on a release. */
-  readonly #running = new Map<string, Promise<void>>();
+  /**
+   * Sharded: the reconciles running, by key, to stop and wait for on a
+   * release.
+   */
+  readonly #running = new Map<
+    string,
+    { done: Promise<void>; giveUp: AbortController }
+  >();
   #ownInformer: SharedIndexInformer<KubeObject> | undefined;
   readonly #m: {
     total: Counter;
@@ -672,9 +679,19 @@ export class Controller {
   }
 
   async #drainUnowned(): Promise<void> {
-    await Promise.all(
-      [...this.#running].filter(([k]) => !this.#owned(k)).map(([, p]) => p),
-    );
+    // A key given up is another replica's once this replica's claim is
+    // released or its Lease expires (a replica cut off from the server
+    // cannot release): its reconcile is told to stop at once, as a lost
+    // leader's are, so it ends within the Lease's margin.
+    const given = [...this.#running].filter(([k]) => !this.#owned(k));
+    for (const [key, { giveUp }] of given) {
+      giveUp.abort(
+        new Error(
+          `controller "${this.name}": ${key} is no longer this replica's shard`,
+        ),
+      );
+    }
+    await Promise.all(given.map(([, r]) => r.done));
   }
 
   /**
@@ -793,16 +810,23 @@ export class Controller {
       // Sharded: only the keys whose object's uid this replica owns.
       if (shards && !this.#owned(key)) return "forget";
       const fin = Promise.withResolvers<void>();
-      if (shards) this.#running.set(key, fin.promise);
+      // Sharded: ctx.signal also aborts when the key's range is given up.
+      const giveUp = shards ? new AbortController() : undefined;
+      const ctxSignal = giveUp
+        ? AbortSignal.any([signal, giveUp.signal])
+        : signal;
+      if (giveUp) this.#running.set(key, { done: fin.promise, giveUp });
       active.inc();
       const req = requestOfKey(key, this.forType.namespaced);
       const started = clock.now();
       let result: keyof typeof totals = "error";
       try {
         const out = await this.#reconcile(req, {
-          signal,
-          stopping,
-          cache: (type, scope) => this.#cache(type, scope, signal),
+          signal: ctxSignal,
+          stopping: giveUp
+            ? AbortSignal.any([stopping, giveUp.signal])
+            : stopping,
+          cache: (type, scope) => this.#cache(type, scope, ctxSignal),
           client: this.#host.client,
           recorder: this.#recorder,
           attempt: queue.numRequeues(key),
@@ -831,8 +855,9 @@ export class Controller {
         errors.inc();
         // What a stop aborted is no failure of the reconcile: retried,
         // never reported or counted as a panic.
-        const byStop = stopping.aborted &&
-          (err === stopping.reason || err === signal.reason);
+        const byStop = (stopping.aborted &&
+          (err === stopping.reason || err === signal.reason)) ||
+          (giveUp?.signal.aborted === true && err === giveUp.signal.reason);
         const terminal = !byStop && isTerminal(err);
         if (terminal) terminalErrors.inc();
         // JavaScript's closest thing to a Go panic: a thrown value that is

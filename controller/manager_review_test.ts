@@ -6,6 +6,11 @@ import { ConfigMaps } from "../api/resources.ts";
 import { MUTATION_DETECTOR_ENV } from "../cache/mutation_detector.ts";
 import { Manager } from "./manager.ts";
 import { TestCluster } from "./_test_util.ts";
+import { FakeApiServer } from "../testing/fake_api_server.ts";
+import { FakeClock } from "../testing/fake_clock.ts";
+import { ioTurn } from "../testing/turns.ts";
+import { KubeClient } from "../client/rest.ts";
+import { KubeConfig } from "../client/config.ts";
 
 Deno.test("Manager: an informer that stops on a fatal error after the caches synced rejects run() with that error", async () => {
   await using c = await TestCluster.start();
@@ -46,5 +51,110 @@ Deno.test("Manager: an informer that stops on a fatal error after the caches syn
   } finally {
     if (before === undefined) Deno.env.delete(MUTATION_DETECTOR_ENV);
     else Deno.env.set(MUTATION_DETECTOR_ENV, before);
+  }
+});
+
+const START = Date.parse("2026-01-01T00:00:00Z");
+
+Deno.test("Manager sharding: a replica cut off from the server aborts the ctx.signal of its reconciles of the keys it gives up, before another replica takes them", async () => {
+  await using server = await FakeApiServer.start();
+  const cm = server.create(ConfigMaps, {
+    metadata: { name: "x", namespace: "default" },
+  });
+  const clock = new FakeClock(START);
+  const clients: KubeClient[] = [];
+  const cut = new Map<string, boolean>();
+  const stop = new AbortController();
+  const managers = new Map<string, Manager>();
+  const runs: Promise<unknown>[] = [];
+  /** The replica reconciling x now; overlaps found. */
+  let active: string | undefined;
+  const overlaps: string[] = [];
+  const reconciledBy: string[] = [];
+  for (const id of ["a", "b"]) {
+    const real = new KubeClient(KubeConfig.fromOptions({ server: server.url }));
+    clients.push(real);
+    const guarded = new Set([
+      "get",
+      "list",
+      "watch",
+      "create",
+      "update",
+      "patch",
+      "delete",
+    ]);
+    const client = new Proxy(real, {
+      get(t, p) {
+        const v = Reflect.get(t, p, t);
+        if (typeof v !== "function") return v;
+        if (!guarded.has(p as string)) return v.bind(t);
+        return (...a: unknown[]) =>
+          cut.get(id)
+            ? Promise.reject(new Error("connection refused"))
+            : v.apply(t, a);
+      },
+    });
+    const mgr = new Manager(client, {
+      clock,
+      sharding: { name: "cms", namespace: "kube-system", identity: id },
+    });
+    mgr.controller("cm", ConfigMaps).complete(async (_req, ctx) => {
+      if (active !== undefined) overlaps.push(`${id} while ${active}`);
+      active = id;
+      reconciledBy.push(id);
+      try {
+        // A long reconcile that stops when told to.
+        await new Promise<void>((resolve) => {
+          if (ctx.signal.aborted) return resolve();
+          ctx.signal.addEventListener("abort", () => resolve(), {
+            once: true,
+          });
+        });
+      } finally {
+        if (active === id) active = undefined;
+      }
+    });
+    managers.set(id, mgr);
+    const run = mgr.run(stop.signal);
+    run.catch(() => {});
+    runs.push(run.catch(() => {}));
+  }
+  const step = async (ms: number) => {
+    await clock.step(ms);
+    for (let i = 0; i < 20; i++) await ioTurn();
+    await new Promise((r) => setTimeout(r, 2));
+  };
+  const deadline = performance.now() + 60_000;
+  try {
+    while (reconciledBy.length === 0) {
+      assert.ok(performance.now() < deadline, "x never reconciled");
+      await step(250);
+    }
+    const first = reconciledBy[0];
+    const other = first === "a" ? "b" : "a";
+    assert.ok(managers.get(first)!.shards!.owns(cm.metadata.uid!));
+    // The owner loses the server: its Lease expires, the other takes x.
+    cut.set(first, true);
+    while (!reconciledBy.includes(other)) {
+      assert.ok(
+        performance.now() < deadline,
+        `${other} never took x over`,
+      );
+      await step(250);
+    }
+    assert.deepEqual(overlaps, []);
+  } finally {
+    stop.abort();
+    cut.clear();
+    while (true) {
+      let settled = false;
+      const all = Promise.all(runs).then(() => (settled = true));
+      await step(1000);
+      if (settled) break;
+      assert.ok(performance.now() < deadline + 60_000, "run() hangs");
+      void all;
+    }
+    for (const c of clients) await c.close();
+    for (const m of managers.values()) await m[Symbol.asyncDispose]();
   }
 });
