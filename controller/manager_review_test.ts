@@ -1,8 +1,9 @@
-// Run-time failures a review found: what run() does when an informer
-// stops for good after the caches synced.
+// Run-time failures a review found: a fatal informer error after the sync,
+// a sharded replica cut off mid-reconcile, and shutdowns that must not hang.
 
 import assert from "node:assert/strict";
-import { ConfigMaps } from "../api/resources.ts";
+import { ConfigMaps, Leases } from "../api/resources.ts";
+import type { Lease } from "../api/types.ts";
 import { MUTATION_DETECTOR_ENV } from "../cache/mutation_detector.ts";
 import { Manager } from "./manager.ts";
 import { TestCluster } from "./_test_util.ts";
@@ -157,4 +158,68 @@ Deno.test("Manager sharding: a replica cut off from the server aborts the ctx.si
     for (const c of clients) await c.close();
     for (const m of managers.values()) await m[Symbol.asyncDispose]();
   }
+});
+
+Deno.test("Manager sharding: a reconcile that never settles does not hold run() after the abort (the shard release gives up on it as the drain does)", async () => {
+  await using server = await FakeApiServer.start();
+  server.create(ConfigMaps, { metadata: { name: "x", namespace: "default" } });
+  const clock = new FakeClock(START);
+  await using client = new KubeClient(
+    KubeConfig.fromOptions({ server: server.url }),
+  );
+  await using mgr = new Manager(client, {
+    clock,
+    gracefulShutdownTimeout: 1_000,
+    sharding: { name: "cms", namespace: "kube-system", identity: "a" },
+  });
+  let started = false;
+  mgr.controller("cm", ConfigMaps).complete(() => {
+    started = true;
+    return new Promise<void>(() => {}); // ignores every signal
+  });
+  const stop = new AbortController();
+  let settled: { error?: unknown } | undefined;
+  const done = mgr.run(stop.signal).then(
+    () => (settled = {}),
+    (error) => (settled = { error }),
+  );
+  const step = async (ms: number) => {
+    await clock.step(ms);
+    for (let i = 0; i < 20; i++) await ioTurn();
+    await new Promise((r) => setTimeout(r, 2));
+  };
+  const deadline = performance.now() + 60_000;
+  while (!started) {
+    assert.ok(performance.now() < deadline, "x never reconciled");
+    await step(250);
+  }
+  stop.abort();
+  for (let i = 0; i < 400 && settled === undefined; i++) await step(250);
+  assert.ok(settled, "run() still pending 100 s of clock after the abort");
+  assert.match(String(settled.error), /did not end/);
+  await done;
+});
+
+Deno.test("Manager: a runnable that ignores its signal does not hold run() (with leader election); run() rejects saying so and the Lease is released", async () => {
+  await using c = await TestCluster.start();
+  await using manager = new Manager(c.client(), {
+    clock: c.clock,
+    gracefulShutdownTimeout: 2_000,
+    leaderElection: { name: "lock", namespace: "default", identity: "a" },
+  });
+  let started = 0;
+  for (const needLeaderElection of [true, false]) {
+    manager.add({
+      needLeaderElection,
+      start: () => {
+        started++;
+        return new Promise<void>(() => {});
+      },
+    });
+  }
+  const run = c.run(manager);
+  await c.until(() => started === 2, "both runnables to start");
+  await assert.rejects(run.stop(), /2 runnable\(s\) did not end/);
+  const lease = c.server.get(Leases, "default", "lock") as Lease | undefined;
+  assert.equal(lease?.spec?.holderIdentity ?? "", "");
 });
