@@ -106,6 +106,10 @@ interface Pending {
   patch: boolean;
 }
 
+// The last Event name time handed out in this process (ns): shared by every
+// recorder, so names stay unique across recorders (see #uniqueHexTime).
+let lastEventNs = 0n;
+
 /**
  * Records core/v1 Events about objects (client-go `record.EventRecorder`
  * with its `EventCorrelator`; controller-runtime's
@@ -178,7 +182,6 @@ export class EventRecorder implements AsyncDisposable {
   #closed = false;
   #idle: PromiseWithResolvers<void> | undefined;
   #abort = new AbortController();
-  #lastNs = 0n;
   #stats = { created: 0, patched: 0, filtered: 0, dropped: 0 };
 
   /**
@@ -431,11 +434,16 @@ export class EventRecorder implements AsyncDisposable {
     }
   }
 
-  /** Nanosecond time in hex, increasing within this recorder (client-go uses UnixNano). */
+  /**
+   * Nanosecond time in hex (client-go uses UnixNano), increasing across every
+   * recorder of the process: two recorders writing about one object in the
+   * same millisecond must not pick the same Event name, or the second write
+   * is refused as AlreadyExists and its event lost.
+   */
   #uniqueHexTime(now: number): string {
     let ns = BigInt(Math.floor(now)) * 1_000_000n;
-    if (ns <= this.#lastNs) ns = this.#lastNs + 1n;
-    this.#lastNs = ns;
+    if (ns <= lastEventNs) ns = lastEventNs + 1n;
+    lastEventNs = ns;
     return ns.toString(16);
   }
 
