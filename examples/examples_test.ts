@@ -58,6 +58,18 @@ Deno.test("examples/custom_index.ts lists pods by node through the byNode index"
   assert.equal(listed, counts.reduce((n, m) => n + Number(m[2]), 0));
 });
 
+Deno.test("examples/sharded_replicas.ts splits the demo's ConfigMaps between three replicas, then two", async () => {
+  const { output, success } = await runExample(
+    "sharded_replicas.ts",
+    /stopping replica-b[\s\S]*replica-a: owns 50\.0%, [\s\S]*replica-c: owns 50\.0%, /,
+  );
+  assert.match(
+    output,
+    /^replica-a: owns 33\.3%, \d+ ConfigMaps reconciled, members replica-a,replica-b,replica-c$/m,
+  );
+  assert.ok(success, output);
+});
+
 /** Runs an example without --demo under `env`; returns its exit code and stderr. */
 async function runWithout(
   file: string,
