@@ -16,7 +16,7 @@ import {
   type SharedIndexInformer,
   waitForCacheSync,
 } from "../cache/shared_informer.ts";
-import type { GenericLister } from "../cache/listers.ts";
+import { type GenericLister, newGenericLister } from "../cache/listers.ts";
 import { describeCause } from "../cache/reflector_status.ts";
 import type { KubeClient } from "../client/rest.ts";
 import { RateLimitingQueue } from "../workqueue/rate_limiting_queue.ts";
@@ -888,6 +888,17 @@ export class Controller {
     checkScope("ReconcileContext.cache", "scope", explicit);
     const same = (t: ResourceType) =>
       t.group === type.group && t.resource === type.resource;
+    // Sharded: the own type is read from the shard's cache (a factory
+    // informer would cache every object again).
+    if (
+      this.#host.shards && this.#ownInformer && explicit === undefined &&
+      same(this.forType)
+    ) {
+      return newGenericLister(
+        this.#ownInformer.getIndexer() as never,
+        type,
+      );
+    }
     const scope = explicit ??
       this.#informers.find((i) => same(i.type))?.scope ??
       this.#host.scopeFor(type as ResourceType, undefined);

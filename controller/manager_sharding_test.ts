@@ -43,9 +43,13 @@ for (const sharded of [true, false]) {
       });
       const seen = new Set<string>();
       byReplica.set(id, seen);
-      mgr.controller("cm", ConfigMaps).owns(Secrets).complete((req) => {
-        seen.add(req.name);
-      });
+      mgr.controller("cm", ConfigMaps).owns(Secrets).complete(
+        async (req, ctx) => {
+          // The own type is read from the shard's cache: the object is there.
+          const cms = await ctx.cache(ConfigMaps);
+          if (cms.namespaced(req.namespace!).get(req.name)) seen.add(req.name);
+        },
+      );
       managers.push(mgr);
       runs.push(mgr.run(stop.signal));
     }
@@ -108,6 +112,13 @@ for (const sharded of [true, false]) {
           assert.equal(s.has(owner.metadata.name!), false);
         }
       }
+      // No ConfigMap list or watch went out without a shard selector: the
+      // reconciles' cache reads did not start an unsharded informer.
+      const cmRequests = server.requests.filter((r) =>
+        r.path.endsWith("/configmaps")
+      );
+      assert.ok(cmRequests.length > 0);
+      assert.ok(cmRequests.every((r) => r.query.has("shardSelector")));
       // Metrics.
       const text = managers[0].metrics.expose();
       assert.match(text, /^kubecache_shard_members\{name="cms"\} 3$/m);
