@@ -223,3 +223,80 @@ Deno.test("Manager: a runnable that ignores its signal does not hold run() (with
   const lease = c.server.get(Leases, "default", "lock") as Lease | undefined;
   assert.equal(lease?.spec?.holderIdentity ?? "", "");
 });
+
+Deno.test("Manager sharding: ctx.cache(forType) reads this replica's sharded cache, not a second cache of every object", async () => {
+  await using server = await FakeApiServer.start();
+  for (let i = 0; i < 40; i++) {
+    server.create(ConfigMaps, {
+      metadata: { name: `cm-${i}`, namespace: "default" },
+    });
+  }
+  const clock = new FakeClock(START);
+  const stop = new AbortController();
+  const clients: KubeClient[] = [];
+  const managers: Manager[] = [];
+  const runs: Promise<unknown>[] = [];
+  /** Per replica: what its reconciles read from ctx.cache. */
+  const reads: { mgr: Manager; found: boolean; listed: string[] }[] = [];
+  for (const id of ["a", "b"]) {
+    const client = new KubeClient(
+      KubeConfig.fromOptions({ server: server.url }),
+    );
+    clients.push(client);
+    const mgr = new Manager(client, {
+      clock,
+      sharding: { name: "cms", namespace: "kube-system", identity: id },
+    });
+    mgr.controller("cm", ConfigMaps).complete(async (req, ctx) => {
+      const cms = await ctx.cache(ConfigMaps);
+      reads.push({
+        mgr,
+        found: cms.namespaced(req.namespace!).get(req.name) !== undefined,
+        listed: cms.list().map((o) => o.metadata.uid!),
+      });
+    });
+    managers.push(mgr);
+    runs.push(mgr.run(stop.signal).catch(() => {}));
+  }
+  const step = async (ms: number) => {
+    await clock.step(ms);
+    for (let i = 0; i < 20; i++) await ioTurn();
+    await new Promise((r) => setTimeout(r, 2));
+  };
+  const deadline = performance.now() + 60_000;
+  try {
+    while (
+      managers.some((m) => m.shards!.moving() || m.shards!.members().length < 2)
+    ) {
+      assert.ok(performance.now() < deadline, "the shards never settled");
+      await step(250);
+    }
+    reads.length = 0;
+    // One more event per object: each is read on its owner's replica.
+    for (let i = 0; i < 40; i++) {
+      const cm = server.get(ConfigMaps, "default", `cm-${i}`)!;
+      server.update(ConfigMaps, { ...cm, data: { v: "2" } });
+    }
+    while (reads.length < 40) {
+      assert.ok(performance.now() < deadline, `only ${reads.length} reads`);
+      await step(250);
+    }
+    for (const r of reads) {
+      assert.ok(r.found, "the reconciled object is in the cache");
+      const foreign = r.listed.filter((uid) => !r.mgr.shards!.owns(uid));
+      assert.deepEqual(foreign, [], "objects of the other replica's shard");
+    }
+  } finally {
+    stop.abort();
+    for (let i = 0; i < 400; i++) {
+      let settled = false;
+      const all = Promise.all(runs).then(() => (settled = true));
+      await step(500);
+      if (settled) break;
+      void all;
+    }
+    await Promise.all(runs);
+    for (const c of clients) await c.close();
+    for (const m of managers) await m[Symbol.asyncDispose]();
+  }
+});
