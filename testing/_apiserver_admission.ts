@@ -346,6 +346,7 @@ async function call(
       );
     }
     answer = JSON.parse(text);
+    checkDecodes(answer);
   } catch (err) {
     const why = timedOut ? "context deadline exceeded" : errorMessage(err);
     throw new CallingError(
@@ -368,6 +369,73 @@ async function call(
     );
   }
   return verified;
+}
+
+/**
+ * The typing Go's decoder of the answer into `admissionv1.AdmissionReview`
+ * enforces: a field of the wrong JSON type fails the decoding, so the call
+ * fails (and follows `failurePolicy`) instead of the answer being read as
+ * a denial or crashing the write. `null` is every field's zero value.
+ */
+function checkDecodes(answer: unknown): void {
+  const fail = (field: string, want: string, v: unknown): never => {
+    const got = Array.isArray(v)
+      ? "array"
+      : typeof v === "boolean"
+      ? "bool"
+      : typeof v;
+    throw new Error(
+      `json: cannot unmarshal ${got} into Go struct field ${field} of type ${want}`,
+    );
+  };
+  const isObj = (v: unknown): v is Record<string, unknown> =>
+    typeof v === "object" && v !== null && !Array.isArray(v);
+  const str = (o: Record<string, unknown>, k: string, field: string) => {
+    if (o[k] != null && typeof o[k] !== "string") fail(field, "string", o[k]);
+  };
+  if (answer === null) return;
+  if (!isObj(answer)) fail("AdmissionReview", "v1.AdmissionReview", answer);
+  const r = answer as Record<string, unknown>;
+  str(r, "apiVersion", "AdmissionReview.apiVersion");
+  str(r, "kind", "AdmissionReview.kind");
+  const res = r.response;
+  if (res == null) return;
+  if (!isObj(res)) {
+    return fail("AdmissionReview.response", "v1.AdmissionResponse", res);
+  }
+  str(res, "uid", "AdmissionResponse.response.uid");
+  if (res.allowed != null && typeof res.allowed !== "boolean") {
+    fail("AdmissionResponse.response.allowed", "bool", res.allowed);
+  }
+  str(res, "patch", "AdmissionResponse.response.patch");
+  str(res, "patchType", "AdmissionResponse.response.patchType");
+  if (res.warnings != null) {
+    if (!Array.isArray(res.warnings)) {
+      fail("AdmissionResponse.response.warnings", "[]string", res.warnings);
+    }
+    for (const w of res.warnings as unknown[]) {
+      if (w != null && typeof w !== "string") {
+        fail("AdmissionResponse.response.warnings", "string", w);
+      }
+    }
+  }
+  const st = res.status;
+  if (st == null) return;
+  if (!isObj(st)) fail("AdmissionResponse.response.status", "v1.Status", st);
+  const status = st as Record<string, unknown>;
+  for (const k of ["status", "message", "reason"]) {
+    str(status, k, `Status.response.status.${k}`);
+  }
+  if (
+    status.code != null &&
+    (typeof status.code !== "number" || !Number.isInteger(status.code) ||
+      Math.abs(status.code) > 2 ** 31 - 1)
+  ) {
+    fail("Status.response.status.code", "int32", status.code);
+  }
+  if (status.details != null && !isObj(status.details)) {
+    fail("Status.response.status.details", "v1.StatusDetails", status.details);
+  }
 }
 
 /** kube-apiserver's `VerifyAdmissionResponse`. */

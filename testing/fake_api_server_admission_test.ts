@@ -626,6 +626,74 @@ Deno.test({
   },
 });
 
+Deno.test({
+  name:
+    "admission: an answer with a field of the wrong type is a failed call that follows failurePolicy, never a crash",
+  ignore: noOpenssl,
+  async fn() {
+    const answers: Record<string, (uid: string) => unknown> = {
+      "/status-string": (uid) => ({ uid, allowed: false, status: "nope" }),
+      "/allowed-string": (uid) => ({ uid, allowed: "true" }),
+      "/code-string": (uid) => ({
+        uid,
+        allowed: false,
+        status: { code: "403", message: "no" },
+      }),
+      "/warnings-object": (uid) => ({ uid, allowed: true, warnings: { a: 1 } }),
+    };
+    await using env = await setup(new WebhookRegistry());
+    // A raw HTTPS server: the registry never answers a wrongly typed field.
+    const raw = Deno.serve({
+      port: 0,
+      hostname: "127.0.0.1",
+      cert: env.pki.serverCert,
+      key: env.pki.serverKey,
+      onListen() {},
+    }, async (req) => {
+      const review = await req.json();
+      const answer = answers[new URL(req.url).pathname](review.request.uid);
+      return Response.json({
+        apiVersion: "admission.k8s.io/v1",
+        kind: "AdmissionReview",
+        response: answer,
+      });
+    });
+    await using _raw = { [Symbol.asyncDispose]: () => raw.shutdown() };
+    const rawBase = `https://127.0.0.1:${raw.addr.port}`;
+    let i = 0;
+    for (const path of Object.keys(answers)) {
+      for (const kind of ["validating", "mutating"] as const) {
+        const name = `${kind}${i++}`;
+        const configs = kind === "validating"
+          ? VALIDATING_CONFIGS
+          : MUTATING_CONFIGS;
+        (kind === "validating" ? validating : mutating)(env, name, [
+          {
+            ...hook(env, "typed.example.com", path),
+            clientConfig: { url: rawBase + path, caBundle: env.caBundle },
+          },
+        ]);
+        const err = await denied(env.client.create(ConfigMaps, cm(name)));
+        assert.equal(err.code, 500, `${path} ${kind}: ${err.message}`);
+        assert.match(
+          err.message,
+          /failed calling webhook "typed.example.com": failed to call webhook: .*json: cannot unmarshal/,
+          `${path} ${kind}`,
+        );
+        const cfg = env.server.get(configs, "", name) as KubeObject & {
+          webhooks: Record<string, unknown>[];
+        };
+        env.server.update(configs, {
+          ...cfg,
+          webhooks: [{ ...cfg.webhooks[0], failurePolicy: "Ignore" }],
+        } as KubeObject);
+        await env.client.create(ConfigMaps, cm(name));
+        env.server.delete(configs, "", name);
+      }
+    }
+  },
+});
+
 Deno.test("jsonPatchOf and the fake's JSON patch agree: applying the diff of two documents gives the second", () => {
   // Seeded random documents: objects, arrays, scalars, keys with / and ~.
   let seed = 7;
