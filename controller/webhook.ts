@@ -514,11 +514,25 @@ export class WebhookRegistry {
         result: { status: "Failure", message: errorMessage(err) },
       };
     }
-    return json({
-      apiVersion: review.apiVersion ?? "apiextensions.k8s.io/v1",
-      kind: "ConversionReview",
-      response,
-    });
+    const apiVersion = typeof review.apiVersion === "string"
+      ? review.apiVersion
+      : "apiextensions.k8s.io/v1";
+    const answer = (response: ConversionResponse) =>
+      json({ apiVersion, kind: "ConversionReview", response });
+    try {
+      return answer(response);
+    } catch (err) {
+      // A converted object that is not JSON (a cycle, a BigInt): a
+      // failed conversion, never a thrown error the server answers 500 to.
+      return answer({
+        uid: response.uid,
+        convertedObjects: [],
+        result: {
+          status: "Failure",
+          message: `a converted object is not JSON: ${errorMessage(err)}`,
+        },
+      });
+    }
   }
 
   async #convert(request: ConversionRequest): Promise<KubeObject[]> {
@@ -684,7 +698,15 @@ async function admissionReview(
   }
   // controller-runtime's Response.Complete: the request's uid, a code.
   const status: Status = { ...res.status, code: res.status?.code || 200 };
-  return answer(req.uid, { ...res, status });
+  try {
+    return answer(req.uid, { ...res, status });
+  } catch (err) {
+    // An answer of one's own handler that is not JSON (a cycle, a BigInt).
+    return answer(
+      req.uid,
+      errored(500, `the webhook's answer is not JSON: ${errorMessage(err)}`),
+    );
+  }
 }
 
 function reviewProblem(review: unknown): string | undefined {

@@ -479,3 +479,37 @@ Deno.test("conversion: a body that is not a ConversionReview is HTTP 400", async
     await res.body?.cancel();
   }
 });
+
+Deno.test("serve: an answer that is not JSON (a cycle, a BigInt) is a well-formed failure, never a throw", async () => {
+  const registry = new WebhookRegistry();
+  registry.conversion(Widgets, {
+    hub: "v1",
+    convert(obj) {
+      const out = structuredClone(obj) as Widget & { self?: unknown };
+      out.self = out;
+      return out;
+    },
+  });
+  registry.handle("/bigint", (req) => ({
+    uid: req.uid,
+    allowed: true,
+    auditAnnotations: { n: 1n as unknown as string },
+  }));
+  const res = await post(
+    registry,
+    CONVERSION_PATH,
+    convertReview("example.com/v1", [widget({ sizeInches: 3 }, "v1beta1")]),
+  );
+  const answer = await res.json() as ConversionReview;
+  assert.equal(answer.kind, "ConversionReview");
+  assert.equal(answer.response?.uid, "c-1");
+  assert.equal(answer.response?.result.status, "Failure");
+  assert.match(answer.response?.result.message ?? "", /not JSON/);
+  assert.deepEqual(answer.response?.convertedObjects, []);
+
+  const denied = await admit(registry, "/bigint", review("CREATE", widget({})));
+  assert.equal(denied.uid, "uid-1");
+  assert.equal(denied.allowed, false);
+  assert.equal(denied.status?.code, 500);
+  assert.match(denied.status?.message ?? "", /not JSON/);
+});
