@@ -297,9 +297,28 @@ function truthy(v: CelValue, what: string): boolean {
   return v;
 }
 
+/**
+ * kube-apiserver's per-call cost limit of one rule (`celconfig.PerCallLimit`);
+ * here one unit per node evaluated, so a rule nesting macros over a long
+ * list ends in an error instead of holding the server.
+ */
+export const CEL_PER_CALL_LIMIT = 1_000_000;
+
+/** The cost left to one evaluation. */
+interface Cost {
+  left: number;
+}
+
 /** Evaluate an expression with variables. @throws {CelError} @throws {CelUnsupported} */
-export function evalCel(n: Node, vars: Map<string, CelValue>): CelValue {
-  const ev = (x: Node): CelValue => evalCel(x, vars);
+export function evalCel(
+  n: Node,
+  vars: Map<string, CelValue>,
+  cost: Cost = { left: CEL_PER_CALL_LIMIT },
+): CelValue {
+  if (--cost.left < 0) {
+    throw new CelError("operation cancelled: actual cost limit exceeded");
+  }
+  const ev = (x: Node): CelValue => evalCel(x, vars, cost);
   switch (n.t) {
     case "lit":
       return n.v;
@@ -346,7 +365,7 @@ export function evalCel(n: Node, vars: Map<string, CelValue>): CelValue {
     case "bin":
       return binary(n.op, n.a, n.b, ev);
     case "call":
-      return call(n, vars, ev);
+      return call(n, vars, ev, cost);
   }
 }
 
@@ -419,6 +438,7 @@ function call(
   n: Extract<Node, { t: "call" }>,
   vars: Map<string, CelValue>,
   ev: (n: Node) => CelValue,
+  cost: Cost,
 ): CelValue {
   if (n.fn === "has" && !n.on) {
     const arg = n.args[0];
@@ -446,7 +466,7 @@ function call(
     const each = (x: CelValue) => {
       const scope = new Map(vars);
       scope.set(v.name, x);
-      return evalCel(body, scope);
+      return evalCel(body, scope, cost);
     };
     switch (n.fn) {
       case "all":

@@ -2,6 +2,7 @@
 
 import assert from "node:assert/strict";
 import {
+  CEL_PER_CALL_LIMIT,
   CelError,
   CelUnsupported,
   celValueOf,
@@ -67,4 +68,25 @@ Deno.test("the CEL subset reports CEL's runtime errors and what it cannot evalua
   assert.throws(() => run("self.s.split(',')"), CelUnsupported);
   assert.throws(() => parseCel("self.a ="), CelUnsupported);
   assert.throws(() => run("other.x"), CelUnsupported);
+});
+
+Deno.test("a rule past the per-call cost limit is an error, not a hang", () => {
+  const l = Array.from({ length: 400 }, (_, i) => i);
+  const self = celValueOf({ l }, SCHEMA);
+  // 400³ = 64 million evaluations of the innermost body without a limit.
+  const expr = parseCel(
+    "self.l.all(a, self.l.all(b, self.l.all(c, a + b + c >= 0)))",
+  );
+  assert.throws(
+    () => evalCel(expr, new Map([["self", self]])),
+    (e) =>
+      e instanceof CelError &&
+      e.message === "operation cancelled: actual cost limit exceeded",
+  );
+  // A cheap rule is far below the limit.
+  assert.equal(
+    evalCel(parseCel("self.l.all(a, a >= 0)"), new Map([["self", self]])),
+    true,
+  );
+  assert.ok(CEL_PER_CALL_LIMIT >= 400 * 10);
 });
