@@ -223,6 +223,41 @@ function rows(
     ],
     [
       () =>
+        new Manager(client, { sharding: { name: "", namespace: "default" } }),
+      TypeError,
+      'new Manager: opts.sharding.name must be a non-empty string, got ""',
+    ],
+    [
+      () =>
+        new Manager(client, {
+          sharding: { name: "w", namespace: "default", identity: "Pod_1" },
+        }),
+      RangeError,
+      "new Manager: opts.sharding: \"<name>-<identity>\" must be a valid Lease name (lowercase letters, digits, '-' and '.'), got \"w-Pod_1\"",
+    ],
+    [
+      () =>
+        new Manager(client, {
+          leaderElection: {
+            name: "l",
+            namespace: "default",
+            leaseDuration: 5_000,
+            renewDeadline: 10_000,
+          },
+        }),
+      RangeError,
+      "new Manager: opts.leaderElection: leaseDuration (5000 ms) must be greater than renewDeadline (10000 ms)",
+    ],
+    [
+      () =>
+        new Manager(client, {
+          leaderElection: { name: "l", namespace: "default", retryPeriod: 0 },
+        }),
+      RangeError,
+      "new Manager: opts.leaderElection.retryPeriod must be a finite number of milliseconds > 0, got 0",
+    ],
+    [
+      () =>
         new ShardMembership(client, {
           name: "w",
           namespace: "default",

@@ -454,19 +454,29 @@ export class Manager implements AsyncDisposable {
         }
       }
       // The elector checks its durations (whole seconds, deadline order)
-      // at construction: make one now so a bad option throws here.
-      new LeaderElector({
-        lock: new LeaseLock({
-          client,
-          namespace: le.namespace,
-          name: le.name,
-          identity: le.identity ?? "check",
-        }),
-        leaseDuration: le.leaseDuration,
-        renewDeadline: le.renewDeadline,
-        retryPeriod: le.retryPeriod,
-        callbacks: { onStartedLeading: () => {}, onStoppedLeading: () => {} },
-      });
+      // at construction: make one now so a bad option throws here, named
+      // as the option the caller wrote.
+      asOption(
+        call,
+        "opts.leaderElection",
+        "new LeaderElector",
+        () =>
+          new LeaderElector({
+            lock: new LeaseLock({
+              client,
+              namespace: le.namespace,
+              name: le.name,
+              identity: le.identity ?? "check",
+            }),
+            leaseDuration: le.leaseDuration,
+            renewDeadline: le.renewDeadline,
+            retryPeriod: le.retryPeriod,
+            callbacks: {
+              onStartedLeading: () => {},
+              onStoppedLeading: () => {},
+            },
+          }),
+      );
     }
     for (const key of ["metrics", "health"] as const) {
       const o = opts[key];
@@ -508,12 +518,16 @@ export class Manager implements AsyncDisposable {
       },
     });
     this.metrics = new MetricsRegistry();
-    if (opts.sharding !== undefined) {
-      checkOptions(call, "opts.sharding", opts.sharding);
-      this.shards = new ShardMembership(client, {
-        ...opts.sharding,
-        clock: this.#clock,
-      });
+    const sharding = opts.sharding;
+    if (sharding !== undefined) {
+      checkOptions(call, "opts.sharding", sharding);
+      const clock = this.#clock;
+      this.shards = asOption(
+        call,
+        "opts.sharding",
+        "new ShardMembership",
+        () => new ShardMembership(client, { ...sharding, clock }),
+      );
       this.#shardGate = this.#makeShardGate(this.shards);
     }
     this.#registerMetrics();
@@ -1576,4 +1590,34 @@ function defaultIdentity(): string {
     // no --allow-sys: the UUID alone keeps replicas apart
   }
   return `${host}_${crypto.randomUUID()}`;
+}
+
+/**
+ * Run `make`, the constructor of a part built from a Manager option, and
+ * reword its argument errors to name the Manager's call and option
+ * (`new Manager: opts.sharding.name ...`), not a class the caller never
+ * called.
+ */
+function asOption<R>(
+  call: string,
+  option: string,
+  inner: string,
+  make: () => R,
+): R {
+  try {
+    return make();
+  } catch (err) {
+    if (
+      (err instanceof TypeError || err instanceof RangeError) &&
+      err.message.startsWith(`${inner}: `)
+    ) {
+      const rest = err.message.slice(inner.length + 2);
+      const field = /^(?:opts|config)\./.exec(rest);
+      const message = field
+        ? `${call}: ${option}.${rest.slice(field[0].length)}`
+        : `${call}: ${option}: ${rest}`;
+      throw new (err.constructor as typeof TypeError)(message, { cause: err });
+    }
+    throw err;
+  }
 }
