@@ -298,6 +298,25 @@ function rows(
       TypeError,
       "new LeaseLock: opts.annotations must be a function, got an object",
     ],
+    [
+      () =>
+        new LeaseLock({
+          client,
+          namespace: "default",
+          name: "My_Lease",
+          identity: "a",
+        }),
+      RangeError,
+      "new LeaseLock: opts.name must be a valid object name (lowercase letters, digits, '-' and '.', at most 253), got \"My_Lease\"",
+    ],
+    [
+      () =>
+        new Manager(client, {
+          leaderElection: { name: "a..b", namespace: "default" },
+        }),
+      RangeError,
+      "new Manager: opts.leaderElection.name must be a valid object name (lowercase letters, digits, '-' and '.', at most 253), got \"a..b\"",
+    ],
     // shard selectors
     [
       () => shardRange("metadata.uid" as Any, 0n, 1n),

@@ -80,6 +80,35 @@ export function checkString(call: string, name: string, value: unknown): void {
   }
 }
 
+/** kube-apiserver's DNS-1123 subdomain rule (Lease, ConfigMap, ... names). */
+const DNS1123_SUBDOMAIN =
+  /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+/** Whether `name` is a DNS-1123 subdomain of at most 253 characters. */
+export function isDnsSubdomain(name: string): boolean {
+  return name.length <= 253 && DNS1123_SUBDOMAIN.test(name);
+}
+
+/**
+ * `value` is an object name the API server accepts (a DNS-1123 subdomain:
+ * lowercase letters, digits, '-' and '.'), so a bad name is refused at the
+ * call rather than by a 422 retried forever.
+ */
+export function checkSubdomainName(
+  call: string,
+  name: string,
+  value: unknown,
+): void {
+  checkString(call, name, value);
+  if (!isDnsSubdomain(value as string)) {
+    throw new RangeError(
+      `${call}: ${name} must be a valid object name (lowercase letters, digits, '-' and '.', at most 253), got ${
+        show(value)
+      }`,
+    );
+  }
+}
+
 /** `value` is an integer >= `min` (a TypeError for a non-number). */
 export function checkInteger(
   call: string,

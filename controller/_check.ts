@@ -15,7 +15,9 @@ export {
   checkPositive,
   checkResourceType as checkType,
   checkString as checkName,
+  checkSubdomainName,
   errorMessage,
+  isDnsSubdomain,
   show,
 } from "../api/validate.ts";
 

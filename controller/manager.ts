@@ -35,6 +35,7 @@ import {
   checkPositive,
   checkPredicates,
   checkRateLimiter,
+  checkSubdomainName,
   checkType,
   show,
 } from "./_check.ts";
@@ -436,7 +437,7 @@ export class Manager implements AsyncDisposable {
     const le = opts.leaderElection;
     if (le !== undefined) {
       checkOptions(call, "opts.leaderElection", le);
-      checkName(call, "opts.leaderElection.name", le.name);
+      checkSubdomainName(call, "opts.leaderElection.name", le.name);
       checkName(call, "opts.leaderElection.namespace", le.namespace);
       if (
         le.releaseOnCancel !== undefined &&

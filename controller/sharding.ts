@@ -23,6 +23,7 @@ import {
   checkName,
   checkOptions,
   errorMessage,
+  isDnsSubdomain,
   show,
 } from "./_check.ts";
 
@@ -303,9 +304,6 @@ interface Member {
   claimed: HashRange[];
 }
 
-/** A DNS-1123 subdomain, as a Lease name must be. */
-const LEASE_NAME = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
-
 function defaultIdentity(): string {
   let host = "kubecache";
   try {
@@ -418,7 +416,7 @@ export class ShardMembership {
     this.namespace = opts.namespace;
     this.identity = opts.identity ?? defaultIdentity();
     const leaseName = `${opts.name}-${this.identity}`;
-    if (!LEASE_NAME.test(leaseName) || leaseName.length > 253) {
+    if (!isDnsSubdomain(leaseName)) {
       throw new RangeError(
         `${call}: "<name>-<identity>" must be a valid Lease name (lowercase letters, digits, '-' and '.'), got ${
           show(leaseName)

@@ -13,6 +13,7 @@ import {
   checkMethods,
   checkObject,
   checkString,
+  checkSubdomainName,
 } from "../api/validate.ts";
 import type { KubeClient } from "../client/rest.ts";
 import { Leases } from "../api/resources.ts";
@@ -272,6 +273,7 @@ export class LeaseLock {
     for (const field of ["namespace", "name", "identity"] as const) {
       checkString(call, `opts.${field}`, opts[field]);
     }
+    checkSubdomainName(call, "opts.name", opts.name);
     if (opts.labels !== undefined) {
       checkObject(call, "opts.labels", opts.labels);
     }
